@@ -1,0 +1,26 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Settings shared by every target. Each flag links the proposal behind it.
+let swiftSettings: [SwiftSetting] = [
+    // SE-0335: every existential is spelled `any`, so dynamic dispatch is visible in review.
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Accord",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "AccordCRDT", targets: ["AccordCRDT"]),
+    ],
+    targets: [
+        // Yjs-compatible CRDT engine and wire codecs. Pure Swift, no I/O, toolchain only.
+        .target(name: "AccordCRDT", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "AccordCRDTTests",
+            dependencies: ["AccordCRDT"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,127 @@
+/// Reads lib0 primitives from untrusted bytes.
+///
+/// Every read checks the remaining length first and throws ``AccordError`` with
+/// ``errorCode`` (``ErrorCode/malformedUpdate`` by default) instead of trapping, so no
+/// input can crash the process or make it allocate more than the input's own size.
+public struct ByteReader: Sendable {
+    public let bytes: [UInt8]
+    public private(set) var position: Int
+    public let errorCode: ErrorCode
+
+    public init(_ bytes: [UInt8], errorCode: ErrorCode = .malformedUpdate) {
+        self.bytes = bytes
+        self.position = 0
+        self.errorCode = errorCode
+    }
+
+    public var remaining: Int { bytes.count - position }
+    public var isAtEnd: Bool { position >= bytes.count }
+
+    public func error(_ message: String) -> AccordError {
+        AccordError(errorCode, message, details: ["offset": String(position)])
+    }
+
+    public mutating func readUInt8() throws(AccordError) -> UInt8 {
+        guard position < bytes.count else { throw error("unexpected end of input") }
+        let b = bytes[position]
+        position += 1
+        return b
+    }
+
+    /// Reads a varUint of at most 64 bits; longer encodings are rejected.
+    public mutating func readVarUInt() throws(AccordError) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard position < bytes.count else { throw error("truncated varUint") }
+            let b = bytes[position]
+            position += 1
+            if shift == 63 && b > 1 { throw error("varUint overflows 64 bits") }
+            result |= UInt64(b & 0x7f) << shift
+            if b < 0x80 { return result }
+            shift += 7
+            if shift > 63 { throw error("varUint longer than 10 bytes") }
+        }
+    }
+
+    /// A varUint that must fit in `limit` (used for lengths, counts and clocks).
+    public mutating func readVarUInt(max limit: UInt64, _ what: String) throws(AccordError) -> Int {
+        let v = try readVarUInt()
+        guard v <= limit else { throw error("\(what) \(v) exceeds the limit \(limit)") }
+        return Int(v)
+    }
+
+    /// A count of following elements, each at least `minElementSize` bytes: the count
+    /// can never exceed what the remaining input could hold, so allocations sized by it
+    /// are bounded by the input size.
+    public mutating func readCount(minElementSize: Int = 1, _ what: String) throws(AccordError) -> Int {
+        let v = try readVarUInt()
+        let bound = UInt64(remaining / max(1, minElementSize))
+        guard v <= bound else { throw error("\(what) \(v) is larger than the remaining input allows") }
+        return Int(v)
+    }
+
+    /// Sign-magnitude varInt. Returns the value and whether it was "minus zero".
+    public mutating func readVarInt() throws(AccordError) -> (value: Int64, negativeZero: Bool) {
+        let first = try readUInt8()
+        let negative = first & 0x40 != 0
+        var magnitude = UInt64(first & 0x3f)
+        var shift: UInt64 = 6
+        var more = first & 0x80 != 0
+        while more {
+            let b = try readUInt8()
+            if shift >= 64 || (shift == 62 && b & 0x7f > 1) { throw error("varInt overflows 64 bits") }
+            magnitude |= UInt64(b & 0x7f) << shift
+            shift += 7
+            more = b & 0x80 != 0
+        }
+        if negative {
+            guard magnitude <= UInt64(Int64.max) + 1 else { throw error("varInt out of range") }
+            if magnitude == 0 { return (0, true) }
+            return (magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude), false)
+        }
+        guard magnitude <= UInt64(Int64.max) else { throw error("varInt out of range") }
+        return (Int64(magnitude), false)
+    }
+
+    public mutating func readBytes(count: Int) throws(AccordError) -> ArraySlice<UInt8> {
+        guard count >= 0, count <= remaining else { throw error("length \(count) runs past the end of input") }
+        let slice = bytes[position..<(position + count)]
+        position += count
+        return slice
+    }
+
+    public mutating func readVarBytes() throws(AccordError) -> [UInt8] {
+        let count = try readCount("byte array length")
+        return Array(try readBytes(count: count))
+    }
+
+    /// A length-prefixed UTF-8 string; invalid UTF-8 is rejected, not repaired.
+    public mutating func readVarString() throws(AccordError) -> String {
+        let count = try readCount("string length")
+        let slice = try readBytes(count: count)
+        guard let s = String(validating: slice, as: UTF8.self) else {
+            throw error("invalid UTF-8 in string")
+        }
+        return s
+    }
+
+    public mutating func readFloat32() throws(AccordError) -> Float {
+        Float(bitPattern: UInt32(truncatingIfNeeded: try readBigEndian(width: 4)))
+    }
+
+    public mutating func readFloat64() throws(AccordError) -> Double {
+        Double(bitPattern: try readBigEndian(width: 8))
+    }
+
+    public mutating func readInt64() throws(AccordError) -> Int64 {
+        Int64(bitPattern: try readBigEndian(width: 8))
+    }
+
+    private mutating func readBigEndian(width: Int) throws(AccordError) -> UInt64 {
+        let raw = try readBytes(count: width)
+        var v: UInt64 = 0
+        for b in raw { v = v << 8 | UInt64(b) }
+        return v
+    }
+}

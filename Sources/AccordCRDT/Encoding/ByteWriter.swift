@@ -1,0 +1,71 @@
+/// Appends lib0 primitives (the encoding under Yjs updates and y-protocols messages).
+///
+/// See `design/yjs-wire-format.md` section 1. Fixed-width numbers are big-endian.
+public struct ByteWriter: Sendable {
+    public private(set) var bytes: [UInt8]
+
+    public init(capacity: Int = 64) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    public mutating func writeUInt8(_ value: UInt8) { bytes.append(value) }
+
+    public mutating func writeRaw<C: Collection>(_ raw: C) where C.Element == UInt8 {
+        bytes.append(contentsOf: raw)
+    }
+
+    /// Little-endian base-128, 7 bits per byte, 0x80 marks "more follows".
+    public mutating func writeVarUInt(_ value: UInt64) {
+        var v = value
+        while v > 0x7f {
+            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(truncatingIfNeeded: v))
+    }
+
+    @inline(__always)
+    public mutating func writeVarUInt(_ value: Int) { writeVarUInt(UInt64(UInt(bitPattern: value))) }
+
+    /// Sign and magnitude (not zig-zag): the first byte holds 6 bits, 0x40 is the sign.
+    public mutating func writeVarInt(_ value: Int64, negativeZero: Bool = false) {
+        let negative = value < 0 || (value == 0 && negativeZero)
+        var magnitude = value.magnitude
+        var first = UInt8(truncatingIfNeeded: magnitude & 0x3f) | (negative ? 0x40 : 0)
+        magnitude >>= 6
+        if magnitude > 0 { first |= 0x80 }
+        bytes.append(first)
+        while magnitude > 0 {
+            var b = UInt8(truncatingIfNeeded: magnitude & 0x7f)
+            magnitude >>= 7
+            if magnitude > 0 { b |= 0x80 }
+            bytes.append(b)
+        }
+    }
+
+    /// `varUint(utf8 count) · utf8`.
+    public mutating func writeVarString(_ string: String) {
+        var s = string
+        s.withUTF8 { utf8 in
+            writeVarUInt(UInt64(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    /// `varUint(count) · bytes`.
+    public mutating func writeVarBytes<C: Collection>(_ data: C) where C.Element == UInt8 {
+        writeVarUInt(UInt64(data.count))
+        bytes.append(contentsOf: data)
+    }
+
+    public mutating func writeFloat32(_ value: Float) { writeBigEndian(UInt64(value.bitPattern), width: 4) }
+    public mutating func writeFloat64(_ value: Double) { writeBigEndian(value.bitPattern, width: 8) }
+    public mutating func writeInt64(_ value: Int64) { writeBigEndian(UInt64(bitPattern: value), width: 8) }
+
+    private mutating func writeBigEndian(_ value: UInt64, width: Int) {
+        for shift in stride(from: (width - 1) * 8, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
+    }
+}
