@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Benchmark Accord against the reference engines (pycrdt = Yrs, loro) on the
+# sequential editing traces in ../shared/traces.
+#
+# Output: JSON lines in .build/bench/results.jsonl, Markdown tables on stdout
+# (also saved as .build/bench/results.md).
+#
+# Environment knobs:
+#   BENCH_TRACES    traces to run (default: "automerge-paper seph-blog1 sveltecomponent")
+#   BENCH_ENGINES   engines to run (default: "accord pycrdt loro")
+#   PYCRDT_SAMPLES  replay samples for pycrdt (default 3; its replays take ~10 s each)
+#   LORO_SAMPLES    replay samples for loro (default 5)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+SHARED="$ROOT/../shared"
+PY="$ROOT/.venv/bin/python"
+OUT="$ROOT/.build/bench"
+TRACES=(${BENCH_TRACES:-automerge-paper seph-blog1 sveltecomponent})
+ENGINES=" ${BENCH_ENGINES:-accord pycrdt loro} "
+
+die() { echo "bench.sh: error: $*" >&2; exit 1; }
+has() { [[ "$ENGINES" == *" $1 "* ]]; }
+
+[[ -x "$PY" ]] || die "$PY missing; run 'make deps' first"
+[[ -d "$SHARED/traces" ]] || die "$SHARED/traces not found"
+for t in "${TRACES[@]}"; do
+    [[ -f "$SHARED/traces/$t.json.gz" ]] || die "trace $SHARED/traces/$t.json.gz not found"
+done
+
+if has accord; then
+    echo "bench.sh: swift build -c release --product accord-bench" >&2
+    swift build -c release --product accord-bench >&2 \
+        || die "could not build the accord-bench product (does Package.swift define it yet?)"
+    BIN="$(swift build -c release --show-bin-path)/accord-bench"
+    [[ -x "$BIN" ]] || die "accord-bench binary not found at $BIN"
+fi
+
+mkdir -p "$OUT"
+RESULTS="$OUT/results.jsonl"
+: >"$RESULTS"
+
+run() {  # run ENGINE TRACE CMD...
+    local engine="$1" trace="$2"; shift 2
+    echo "bench.sh: $engine on $trace" >&2
+    "$@" | "$PY" "$ROOT/scripts/bench_table.py" annotate --engine "$engine" --trace "$trace" >>"$RESULTS" \
+        || die "$engine failed on $trace"
+}
+
+for t in "${TRACES[@]}"; do
+    f="$SHARED/traces/$t.json.gz"
+    if has accord; then run accord "$t" "$BIN" trace "$f"; fi
+    if has pycrdt; then
+        run pycrdt "$t" "$PY" scripts/bench_reference.py --engine pycrdt "$f" --samples "${PYCRDT_SAMPLES:-3}"
+    fi
+    if has loro; then
+        run loro "$t" "$PY" scripts/bench_reference.py --engine loro "$f" --samples "${LORO_SAMPLES:-5}"
+    fi
+done
+
+"$PY" scripts/bench_table.py table "$RESULTS" | tee "$OUT/results.md"
+echo "bench.sh: results in ${RESULTS#$ROOT/} and ${OUT#$ROOT/}/results.md" >&2

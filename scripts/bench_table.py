@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Helpers for scripts/bench.sh.
+
+  bench_table.py annotate --engine E --trace T   < json-lines  >> results.jsonl
+      Copies benchmark JSON lines from stdin to stdout, adding "engine"/"trace" keys
+      when missing. Lines that are not JSON objects with "name" and "median_ms" go to
+      stderr unchanged. Exits 1 if no measurement line was seen.
+
+  bench_table.py table RESULTS.jsonl
+      Prints one Markdown section per trace: a table of median ms (columns accord,
+      pycrdt, loro, and the ratios reference/accord; > 1 means Accord is faster) and a
+      table of sizes for the measurements that report bytes (ratio > 1 means Accord
+      is smaller).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import OrderedDict
+
+ENGINES = ["accord", "pycrdt", "loro"]
+REFERENCES = ["pycrdt", "loro"]
+ORDER = ["replay", "replay_with_updates", "encode_v1", "load_v1", "apply_incremental", "resident_doc"]
+
+
+def annotate(engine: str, trace: str) -> int:
+    seen = 0
+    for line in sys.stdin:
+        s = line.strip()
+        if not s:
+            continue
+        try:
+            rec = json.loads(s)
+        except json.JSONDecodeError:
+            rec = None
+        if not isinstance(rec, dict) or "name" not in rec or "median_ms" not in rec:
+            sys.stderr.write(line)
+            continue
+        rec.setdefault("engine", engine)
+        rec.setdefault("trace", trace)
+        sys.stdout.write(json.dumps(rec) + "\n")
+        sys.stdout.flush()
+        seen += 1
+    if not seen:
+        print(f"bench_table: no measurements from {engine} on {trace}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def fmt_ms(v):
+    if v is None:
+        return "—"
+    if v >= 100:
+        return f"{v:,.0f}"
+    if v >= 10:
+        return f"{v:.1f}"
+    return f"{v:.3g}" if v >= 0.01 else f"{v:.2g}"
+
+
+def fmt_bytes(v):
+    if v is None:
+        return "—"
+    for unit, div in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if v >= div:
+            return f"{v / div:,.1f} {unit}"
+    return f"{v:,} B"
+
+
+def fmt_ratio(ref, acc):
+    if ref is None or acc is None or acc <= 0:
+        return "—"
+    r = ref / acc
+    return f"{r:.2f}×" if r < 10 else f"{r:.1f}×"
+
+
+def table(path: str) -> int:
+    data: "OrderedDict[str, dict]" = OrderedDict()  # trace -> name -> engine -> rec
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            rec = json.loads(line)
+            t = data.setdefault(rec.get("trace", "?"), OrderedDict())
+            t.setdefault(rec["name"], {})[rec.get("engine", "?")] = rec
+    if not data:
+        print(f"bench_table: {path} has no results", file=sys.stderr)
+        return 1
+    for trace, by_name in data.items():
+        names = [n for n in ORDER if n in by_name] + [n for n in by_name if n not in ORDER]
+        engines = [e for e in ENGINES if any(e in by_name[n] for n in names)]
+        engines += sorted({e for n in names for e in by_name[n]} - set(engines))
+        refs = [e for e in engines if e != "accord"]
+        print(f"### {trace}\n")
+        print("median ms (ratio = reference / accord; > 1 means Accord is faster)\n")
+        head = ["measurement"] + [f"{e} ms" for e in engines] + [f"{e}/accord" for e in refs]
+        print("| " + " | ".join(head) + " |")
+        print("| --- | " + " | ".join("---:" for _ in head[1:]) + " |")
+        for n in names:
+            recs = by_name[n]
+            ms = {e: recs[e]["median_ms"] if e in recs else None for e in engines}
+            row = [n] + [fmt_ms(ms[e]) for e in engines] + [fmt_ratio(ms[e], ms.get("accord")) for e in refs]
+            print("| " + " | ".join(row) + " |")
+        sized = [n for n in names if any("bytes" in r for r in by_name[n].values())]
+        if sized:
+            print("\nbytes (ratio = reference / accord; > 1 means Accord is smaller)\n")
+            head = ["measurement"] + engines + [f"{e}/accord" for e in refs]
+            print("| " + " | ".join(head) + " |")
+            print("| --- | " + " | ".join("---:" for _ in head[1:]) + " |")
+            for n in sized:
+                recs = by_name[n]
+                b = {e: recs[e].get("bytes") if e in recs else None for e in engines}
+                row = [n] + [fmt_bytes(b[e]) for e in engines] + [fmt_ratio(b[e], b.get("accord")) for e in refs]
+                print("| " + " | ".join(row) + " |")
+        notes = [(n, e, r["note"]) for n in names for e, r in by_name[n].items() if r.get("note")]
+        if notes:
+            print("\nnotes:\n")
+            for n, e, note in notes:
+                print(f"- {n} / {e}: {note}")
+        print()
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description="benchmark JSON-lines helpers")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    a = sub.add_parser("annotate")
+    a.add_argument("--engine", required=True)
+    a.add_argument("--trace", required=True)
+    t = sub.add_parser("table")
+    t.add_argument("results")
+    args = ap.parse_args()
+    if args.cmd == "annotate":
+        return annotate(args.engine, args.trace)
+    return table(args.results)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Build and run the Swift test suite with the reference engines available.
+#   ACCORD_PYTHON  python of .venv (pycrdt, loro) used by differential tests
+#   ACCORD_SHARED  ../shared (traces, golden vectors)
+# Extra arguments are passed to `swift test` (e.g. --filter Foo).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+export ACCORD_PYTHON="$ROOT/.venv/bin/python"
+export ACCORD_SHARED="$ROOT/../shared"
+
+if [[ ! -x "$ACCORD_PYTHON" ]]; then
+    echo "test.sh: $ACCORD_PYTHON missing; run 'make deps' (scripts/install-deps.sh) first" >&2
+    exit 1
+fi
+if [[ ! -d "$ACCORD_SHARED" ]]; then
+    echo "test.sh: warning: $ACCORD_SHARED not found; tests that need shared data will fail or skip" >&2
+fi
+
+swift build --build-tests
+# Tests start subprocesses (the pycrdt peer), so run serially.
+swift test --skip-build --no-parallel "$@"
