@@ -101,7 +101,8 @@ def table(path: str) -> int:
         for n in names:
             recs = by_name[n]
             ms = {e: recs[e]["median_ms"] if e in recs else None for e in engines}
-            row = [n] + [fmt_ms(ms[e]) for e in engines] + [fmt_ratio(ms[e], ms.get("accord")) for e in refs]
+            label = "resident_doc (load)" if n == "resident_doc" else n
+            row = [label] + [fmt_ms(ms[e]) for e in engines] + [fmt_ratio(ms[e], ms.get("accord")) for e in refs]
             print("| " + " | ".join(row) + " |")
         sized = [n for n in names if any("bytes" in r for r in by_name[n].values())]
         if sized:
@@ -114,11 +115,15 @@ def table(path: str) -> int:
                 b = {e: recs[e].get("bytes") if e in recs else None for e in engines}
                 row = [n] + [fmt_bytes(b[e]) for e in engines] + [fmt_ratio(b[e], b.get("accord")) for e in refs]
                 print("| " + " | ".join(row) + " |")
-        notes = [(n, e, r["note"]) for n in names for e, r in by_name[n].items() if r.get("note")]
+        notes: "OrderedDict[tuple, list]" = OrderedDict()  # (name, note) -> engines
+        for n in names:
+            for e, r in by_name[n].items():
+                if r.get("note"):
+                    notes.setdefault((n, r["note"]), []).append(e)
         if notes:
             print("\nnotes:\n")
-            for n, e, note in notes:
-                print(f"- {n} / {e}: {note}")
+            for (n, note), es in notes.items():
+                print(f"- {n} ({', '.join(es)}): {note}")
         print()
     return 0
 
