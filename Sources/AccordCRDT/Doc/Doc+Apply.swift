@@ -1,0 +1,294 @@
+/// Applying remote updates (design/yjs-wire-format.md section 3.5).
+extension Doc {
+    /// Applies update v1 bytes from any replica, in any order, any number of times.
+    ///
+    /// Structs whose predecessors have not arrived are kept pending and integrated
+    /// when they do; so are deletions of content not seen yet.
+    /// - Throws: ``ErrorCode/malformedUpdate`` when the bytes are not a valid update;
+    ///   the document is then exactly as it was.
+    public func applyUpdate(_ update: [UInt8], origin: Origin? = nil) throws(AccordError) {
+        let decoded = try DecodedUpdate.decode(update)
+        try Self.validate(decoded)
+        beginTransaction(origin: origin, local: false)
+        defer { endTransaction() }
+        transaction!.local = false
+        integrate(decoded)
+    }
+
+    /// Semantic checks that make integration infallible: references to the same
+    /// client must point backwards, and clocks must fit.
+    static func validate(_ update: DecodedUpdate) throws(AccordError) {
+        for group in update.groups {
+            for s in group.structs {
+                guard case .item(let item) = s else { continue }
+                let id = item.id
+                if let o = item.origin, o.client == id.client, o.clock >= id.clock {
+                    throw AccordError.malformed("item \(id) has an origin at or after itself")
+                }
+                if let ro = item.rightOrigin, ro.client == id.client, ro.clock >= id.clock {
+                    throw AccordError.malformed("item \(id) has a right origin at or after itself")
+                }
+                if case .item(let p) = item.parent, p.client == id.client, p.clock >= id.clock {
+                    throw AccordError.malformed("item \(id) has a parent at or after itself")
+                }
+                if item.origin == nil, item.rightOrigin == nil, item.parent == nil {
+                    throw AccordError.malformed("item \(id) has neither origins nor parent")
+                }
+            }
+        }
+    }
+
+    func integrate(_ update: DecodedUpdate) {
+        var refs: [ClientID: [UpdateStruct]] = [:]
+        for group in update.groups where !group.structs.isEmpty {
+            refs[group.client, default: []].append(contentsOf: group.structs)
+        }
+        for (client, list) in refs where list.count > 1 {
+            refs[client] = list.sorted { $0.id.clock < $1.id.clock }
+        }
+        let rest = integrateStructs(refs)
+
+        var retry = false
+        if var pending {
+            for (client, clock) in pending.missing where clock < store.state(of: client) {
+                retry = true
+                break
+            }
+            if let rest {
+                for (client, clock) in rest.missing { pending.noteMissing(client, clock) }
+                for (client, list) in rest.structs { pending.add(list, for: client) }
+            }
+            self.pending = pending
+        } else {
+            pending = rest
+        }
+
+        var ds = update.deleteSet
+        ds.formUnion(pendingDeleteSet)
+        pendingDeleteSet = applyDeleteSet(ds)
+
+        if retry, let waiting = pending {
+            pending = nil
+            integrate(DecodedUpdate(groups: waiting.structs.map { DecodedUpdate.ClientGroup(client: $0.key, structs: $0.value) }))
+        }
+    }
+
+    /// Yjs's `integrateStructs`: clients from the highest ID down, following missing
+    /// cross-client dependencies with a stack; what cannot be integrated is returned.
+    private func integrateStructs(_ input: [ClientID: [UpdateStruct]]) -> PendingUpdates? {
+        var refs = input
+        var cursor: [ClientID: Int] = [:]
+        var clientOrder = refs.keys.sorted()
+        var rest = PendingUpdates()
+        var stack: [UpdateStruct] = []
+
+        func nextTarget() -> ClientID? {
+            while let c = clientOrder.last {
+                if (cursor[c] ?? 0) < (refs[c]?.count ?? 0) { return c }
+                clientOrder.removeLast()
+            }
+            return nil
+        }
+        func take(_ c: ClientID) -> UpdateStruct {
+            let i = cursor[c] ?? 0
+            cursor[c] = i + 1
+            return refs[c]![i]
+        }
+        func moveStackToRest() {
+            for s in stack {
+                let c = s.id.client
+                if let list = refs[c] {
+                    let i = max(0, (cursor[c] ?? 0) - 1)
+                    rest.add(Array(list[i...]), for: c)
+                    refs[c] = nil
+                    cursor[c] = nil
+                } else {
+                    rest.add([s], for: c)
+                }
+                clientOrder.removeAll { $0 == c }
+            }
+            stack.removeAll()
+        }
+
+        guard var target = nextTarget() else { return nil }
+        var head: UpdateStruct? = take(target)
+        while let s = head {
+            if case .skip = s {
+                // Nothing to integrate.
+            } else {
+                let localClock = store.state(of: s.id.client)
+                let offset = localClock - s.id.clock
+                if offset < 0 {
+                    stack.append(s)
+                    rest.noteMissing(s.id.client, s.id.clock - 1)
+                    moveStackToRest()
+                } else if let missing = missingDependency(s) {
+                    stack.append(s)
+                    if let list = refs[missing], (cursor[missing] ?? 0) < list.count {
+                        head = take(missing)
+                        continue
+                    }
+                    rest.noteMissing(missing, store.state(of: missing))
+                    moveStackToRest()
+                } else if offset < s.length {
+                    integrateStruct(s, offset: offset)
+                }
+            }
+            if let popped = stack.popLast() {
+                head = popped
+            } else if (cursor[target] ?? 0) < (refs[target]?.count ?? 0) {
+                head = take(target)
+            } else if let t = nextTarget() {
+                target = t
+                head = take(t)
+            } else {
+                head = nil
+            }
+        }
+        return rest.isEmpty ? nil : rest
+    }
+
+    /// The client of an origin, right origin or parent from another client that this
+    /// replica has not seen yet.
+    private func missingDependency(_ s: UpdateStruct) -> ClientID? {
+        guard case .item(let item) = s else { return nil }
+        if let o = item.origin, o.client != item.id.client, o.clock >= store.state(of: o.client) { return o.client }
+        if let ro = item.rightOrigin, ro.client != item.id.client, ro.clock >= store.state(of: ro.client) { return ro.client }
+        if case .item(let p) = item.parent, p.client != item.id.client, p.clock >= store.state(of: p.client) { return p.client }
+        return nil
+    }
+
+    /// Integrates one struct whose dependencies are all present, skipping the first
+    /// `offset` units (already known).
+    private func integrateStruct(_ s: UpdateStruct, offset: Int) {
+        let sliced = s.slice(from: offset)
+        let client = store.intern(client: sliced.id.client)
+        let clock = UInt32(sliced.id.clock)
+        let length = UInt32(sliced.length)
+        guard case .item(let item) = sliced else {
+            addGC(client: client, clock: clock, length: length)
+            return
+        }
+        var left = noItem
+        var right = noItem
+        var originIndex = noClient
+        var originClock: UInt32 = 0
+        var rightOriginIndex = noClient
+        var rightOriginClock: UInt32 = 0
+        if let o = item.origin {
+            originIndex = store.intern(client: o.client)
+            originClock = UInt32(o.clock)
+            left = store.findCleanEnd(client: originIndex, clock: originClock) ?? noItem
+        }
+        if let ro = item.rightOrigin {
+            rightOriginIndex = store.intern(client: ro.client)
+            rightOriginClock = UInt32(ro.clock)
+            right = store.findCleanStart(client: rightOriginIndex, clock: rightOriginClock) ?? noItem
+        }
+        // Resolve the parent: a GC neighbour means the parent is gone.
+        var parent: Int32 = -1
+        var parentSub: Int32 = -1
+        let leftIsGC = left != noItem && store.items[Int(left)].kind == .gc
+        let rightIsGC = right != noItem && store.items[Int(right)].kind == .gc
+        if leftIsGC || rightIsGC {
+            parent = -1
+        } else if let p = item.parent {
+            switch p {
+            case .root(let name): parent = store.rootType(named: name)
+            case .item(let pid):
+                if let pc = store.clientIndex[pid.client], let holder = store.find(client: pc, clock: UInt32(pid.clock)),
+                   store.items[Int(holder)].kind == .type {
+                    parent = Int32(store.items[Int(holder)].a)
+                }
+            }
+            if parent >= 0, let key = item.parentSub { parentSub = store.intern(key: key) }
+        } else if left != noItem {
+            parent = store.items[Int(left)].parent
+            parentSub = store.items[Int(left)].parentSub
+        } else if right != noItem {
+            parent = store.items[Int(right)].parent
+            parentSub = store.items[Int(right)].parentSub
+        }
+        guard parent >= 0 else {
+            addGC(client: client, clock: clock, length: length)
+            return
+        }
+        let (kind, a, b) = store.store(item.content)
+        var new = Item(client: client, clock: clock, length: length, kind: kind)
+        new.originClient = originIndex
+        new.originClock = originClock
+        new.rightOriginClient = rightOriginIndex
+        new.rightOriginClock = rightOriginClock
+        new.left = left
+        new.right = right
+        new.parent = parent
+        new.parentSub = parentSub
+        new.a = a
+        new.b = b
+        if kind == .deleted { new.deleted = true }
+        let ref = store.allocate(new)
+        store.integrate(ref, &transaction!)
+        if kind == .type { store.types[Int(a)].item = ref }
+    }
+
+    private func addGC(client: ClientIndex, clock: UInt32, length: UInt32) {
+        let ref = store.allocate(Item(client: client, clock: clock, length: length, kind: .gc, deleted: true))
+        store.addStruct(ref)
+    }
+
+    /// Deletes what it can of `ds`; returns the ranges beyond the local state.
+    func applyDeleteSet(_ ds: DeleteSet) -> DeleteSet {
+        var unapplied = DeleteSet()
+        for (client, ranges) in ds.clients {
+            let state = store.state(of: client)
+            for range in ranges {
+                let end = range.end
+                guard range.clock < state else {
+                    unapplied.add(client: client, clock: range.clock, length: range.length)
+                    continue
+                }
+                if state < end { unapplied.add(client: client, clock: state, length: end - state) }
+                deleteRange(client: store.clientIndex[client]!, from: UInt32(range.clock), to: UInt32(min(end, state)))
+            }
+        }
+        unapplied.normalize()
+        return unapplied
+    }
+
+    /// Deletes every not-yet-deleted unit of `client` in `from..<to`, splitting at the edges.
+    func deleteRange(client: ClientIndex, from: UInt32, to end: UInt32) {
+        guard var pos = store.findIndex(client: client, clock: from) else { return }
+        let c = Int(client)
+        var ref = store.clientStructs[c][pos]
+        if !store.items[Int(ref)].deleted, store.items[Int(ref)].clock < from {
+            store.split(ref, at: from - store.items[Int(ref)].clock, position: pos)
+            pos += 1
+        }
+        while pos < store.clientStructs[c].count {
+            ref = store.clientStructs[c][pos]
+            pos += 1
+            let item = store.items[Int(ref)]
+            guard item.clock < end else { break }
+            if !item.deleted {
+                if end < item.clock + item.length {
+                    store.split(ref, at: end - item.clock, position: pos - 1)
+                }
+                store.deleteItem(ref, &transaction!)
+                clearMarker(of: item.parent)
+            }
+        }
+    }
+
+    func clearMarker(of type: Int32) {
+        if type >= 0 { store.types[Int(type)].clearMarker() }
+    }
+
+    /// Pending structs and deletes as one update, or nil when nothing is pending.
+    func pendingAsUpdate() -> [UInt8]? {
+        if pending == nil && pendingDeleteSet.isEmpty { return nil }
+        return (pending ?? PendingUpdates()).encoded(deleteSet: pendingDeleteSet)
+    }
+
+    /// Whether some received structs or deletes still wait for a missing predecessor.
+    public var hasPendingUpdates: Bool { pending != nil || !pendingDeleteSet.isEmpty }
+}

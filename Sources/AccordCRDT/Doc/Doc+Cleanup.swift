@@ -1,0 +1,75 @@
+/// What happens when a transaction ends, in Yjs's order: observers, text clean-up,
+/// garbage collection, struct merging, then the update event.
+extension Doc {
+    func cleanup(_ tr: inout TransactionState) {
+        tr.deleteSet.normalize()
+        callObservers(&tr)
+        if tr.needFormattingCleanup { cleanupFormattingAfterRemote(tr) }
+
+        if gc { store.collectGarbage(tr.deleteSet) }
+        mergeDeleted(tr.deleteSet)
+        // Merge what this transaction appended, walking each changed client from the end.
+        for c in 0..<store.clientState.count {
+            let before = tr.before(ClientIndex(c))
+            guard store.clientState[c] != before else { continue }
+            let structs = store.clientStructs[c]
+            let firstChange = max(store.findIndex(client: ClientIndex(c), clock: before) ?? structs.count, 1)
+            var i = store.clientStructs[c].count - 1
+            while i >= firstChange {
+                i -= 1 + store.tryMergeWithLefts(client: c, pos: i)
+            }
+        }
+        for ref in tr.mergeStructs.reversed() {
+            let item = store.items[Int(ref)]
+            // A struct merged away earlier in this loop no longer sits at its clock.
+            guard let pos = store.findIndex(client: item.client, clock: item.clock),
+                  store.clientStructs[Int(item.client)][pos] == ref else { continue }
+            if pos + 1 < store.clientStructs[Int(item.client)].count,
+               store.tryMergeWithLefts(client: Int(item.client), pos: pos + 1) > 1 { continue }
+            if pos > 0 { store.tryMergeWithLefts(client: Int(item.client), pos: pos) }
+        }
+
+        if !tr.local, let own = store.clientIndex[clientID], store.clientState[Int(own)] != tr.before(own) {
+            // Someone else wrote with our client ID: take a fresh one, as Yjs does.
+            clientID = ClientID(UInt32.random(in: .min ... .max))
+        }
+
+        if !updateHandlers.isEmpty, let update = updateBytes(of: tr) {
+            for (_, handler) in updateHandlers { handler(update, tr.origin) }
+        }
+    }
+
+    /// Tries to merge the structs touched by a delete set with their neighbours.
+    private func mergeDeleted(_ ds: DeleteSet) {
+        for (client, ranges) in ds.clients {
+            guard let c = store.clientIndex[client] else { continue }
+            let ci = Int(c)
+            for range in ranges.reversed() {
+                let lastClock = UInt32(range.end - 1)
+                guard let lastPos = store.findIndex(client: c, clock: lastClock) else { continue }
+                var si = min(store.clientStructs[ci].count - 1, lastPos + 1)
+                while si > 0, Int(store.items[Int(store.clientStructs[ci][si])].clock) >= range.clock {
+                    si -= 1 + store.tryMergeWithLefts(client: ci, pos: si)
+                }
+            }
+        }
+    }
+
+    /// The update v1 of a finished transaction, or nil when it changed nothing.
+    func updateBytes(of tr: TransactionState) -> [UInt8]? {
+        var changed = false
+        for c in 0..<store.clientState.count where store.clientState[c] != tr.before(ClientIndex(c)) {
+            changed = true
+            break
+        }
+        guard changed || !tr.deleteSet.isEmpty else { return nil }
+        var w = ByteWriter()
+        var from: [ClientIndex: UInt32] = [:]
+        for c in 0..<store.clientState.count where store.clientState[c] > tr.before(ClientIndex(c)) {
+            from[ClientIndex(c)] = tr.before(ClientIndex(c))
+        }
+        store.writeStructs(from: from, to: &w)
+        tr.deleteSet.write(to: &w)
+        return w.bytes
+    }
+}

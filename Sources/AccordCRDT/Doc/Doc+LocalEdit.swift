@@ -1,0 +1,101 @@
+/// Local edits shared by the list and map types: create an item with this replica's
+/// next clock and integrate it.
+extension Doc {
+    /// Integrates a new local item holding `content` between `left` and `right`.
+    @discardableResult
+    func insertLocalItem(_ content: StructContent, type t: Int32, left: ItemRef, right: ItemRef,
+                         parentSub: Int32 = -1, _ tr: inout TransactionState) -> ItemRef {
+        let client = store.intern(client: clientID)
+        let (kind, a, b) = store.store(content)
+        var item = Item(client: client, clock: store.clientState[Int(client)], length: UInt32(content.length), kind: kind)
+        if left != noItem {
+            let l = store.items[Int(left)]
+            item.originClient = l.client
+            item.originClock = l.lastClock
+        }
+        if right != noItem {
+            let r = store.items[Int(right)]
+            item.rightOriginClient = r.client
+            item.rightOriginClock = r.clock
+        }
+        item.left = left
+        item.right = right
+        item.parent = t
+        item.parentSub = parentSub
+        item.a = a
+        item.b = b
+        let ref = store.allocate(item)
+        store.integrate(ref, &tr)
+        return ref
+    }
+
+    /// Inserts `contents` (already grouped into items) at visible `index` of a list.
+    func listInsert(type t: Int32, at index: Int, _ contents: [StructContent]) throws(AccordError) -> [ItemRef] {
+        try checkAlive(t)
+        guard index >= 0, index <= store.types[Int(t)].length else {
+            throw AccordError(.indexOutOfBounds, "index \(index) is outside 0...\(store.types[Int(t)].length)")
+        }
+        return try withTransaction { (tr) throws(AccordError) in
+            var left = store.itemEnding(at: index, type: t)
+            var refs: [ItemRef] = []
+            var count = 0
+            for content in contents {
+                let right = left == noItem ? store.types[Int(t)].start : store.items[Int(left)].right
+                left = insertLocalItem(content, type: t, left: left, right: right, &tr)
+                refs.append(left)
+                count += content.isCountable ? content.length : 0
+            }
+            store.markerInserted(type: t, at: index, count: count)
+            return refs
+        }
+    }
+
+    /// Deletes `count` visible units from `index` in a list.
+    func listDelete(type t: Int32, at index: Int, count: Int) throws(AccordError) {
+        try checkAlive(t)
+        let length = store.types[Int(t)].length
+        guard index >= 0, count >= 0, index + count <= length else {
+            throw AccordError(.indexOutOfBounds, "range \(index)..<\(index + count) is outside 0..<\(length)")
+        }
+        guard count > 0 else { return }
+        try withTransaction { (tr) throws(AccordError) in
+            var ref = store.itemStarting(at: index, type: t)
+            var remaining = count
+            while remaining > 0, ref != noItem {
+                let item = store.items[Int(ref)]
+                if !item.deleted, item.isCountable {
+                    if remaining < Int(item.length) { store.split(ref, at: UInt32(remaining)) }
+                    remaining -= Int(store.items[Int(ref)].length)
+                    store.deleteItem(ref, &tr)
+                }
+                ref = store.items[Int(ref)].right
+            }
+            store.markerDeleted(type: t, at: index, count: count)
+        }
+    }
+
+    /// Sets map key `key` of type `t` to `content`.
+    @discardableResult
+    func mapSet(type t: Int32, key: String, _ content: StructContent) throws(AccordError) -> ItemRef {
+        try checkAlive(t)
+        return try withTransaction { (tr) throws(AccordError) in
+            let k = store.intern(key: key)
+            let left = store.types[Int(t)].map[k] ?? noItem
+            return insertLocalItem(content, type: t, left: left, right: noItem, parentSub: k, &tr)
+        }
+    }
+
+    func mapDelete(type t: Int32, key: String) throws(AccordError) {
+        try checkAlive(t)
+        guard let k = store.keyIndex[key], let ref = store.types[Int(t)].map[k], !store.items[Int(ref)].deleted else { return }
+        try withTransaction { (tr) throws(AccordError) in store.deleteItem(ref, &tr) }
+    }
+
+    /// Editing a type that was deleted (or garbage-collected) is refused.
+    func checkAlive(_ t: Int32) throws(AccordError) {
+        let holder = store.types[Int(t)].item
+        if holder != noItem, store.items[Int(holder)].deleted {
+            throw AccordError(.invalidType, "the shared type was deleted")
+        }
+    }
+}

@@ -1,0 +1,122 @@
+/// Writing the store as update v1 (design/yjs-wire-format.md sections 2 and 3.3).
+extension Store {
+    /// Writes, for each client in `from`, its structs from that clock on (the first one
+    /// cut at the offset), clients in descending ID order as Yjs does.
+    func writeStructs(from: [ClientIndex: UInt32], to w: inout ByteWriter) {
+        let clients = from.keys.sorted { clientIDs[Int($0)] > clientIDs[Int($1)] }
+        w.writeVarUInt(clients.count)
+        for c in clients {
+            let clock = from[c]!
+            let structs = clientStructs[Int(c)]
+            guard let startPos = findIndex(client: c, clock: clock) else { continue }
+            w.writeVarUInt(structs.count - startPos)
+            w.writeVarUInt(clientIDs[Int(c)])
+            w.writeVarUInt(UInt64(clock))
+            let first = items[Int(structs[startPos])]
+            writeStruct(first, offset: clock - first.clock, to: &w)
+            for pos in (startPos + 1)..<structs.count {
+                writeStruct(items[Int(structs[pos])], offset: 0, to: &w)
+            }
+        }
+    }
+
+    /// For clients whose state exceeds `sv`: the clock to start writing from.
+    func missingClocks(since sv: StateVector) -> [ClientIndex: UInt32] {
+        var from: [ClientIndex: UInt32] = [:]
+        for (i, client) in clientIDs.enumerated() {
+            let known = UInt32(clamping: sv[client])
+            if clientState[i] > known { from[ClientIndex(i)] = known }
+        }
+        return from
+    }
+
+    func writeStruct(_ item: Item, offset: UInt32, to w: inout ByteWriter) {
+        if item.kind == .gc {
+            w.writeUInt8(0)
+            w.writeVarUInt(UInt64(item.length - offset))
+            return
+        }
+        let ref: UInt8 = switch item.kind {
+        case .deleted: 1
+        case .json: 2
+        case .binary: 3
+        case .string: 4
+        case .embed: 5
+        case .format: 6
+        case .type: 7
+        case .any: 8
+        case .doc: 9
+        case .gc: 0
+        }
+        let hasOrigin = offset > 0 || item.hasOrigin
+        var info = ref
+        if hasOrigin { info |= 0x80 }
+        if item.hasRightOrigin { info |= 0x40 }
+        if item.parentSub >= 0 { info |= 0x20 }
+        w.writeUInt8(info)
+        if offset > 0 {
+            w.writeVarUInt(clientIDs[Int(item.client)])
+            w.writeVarUInt(UInt64(item.clock + offset - 1))
+        } else if item.hasOrigin {
+            w.writeVarUInt(clientIDs[Int(item.originClient)])
+            w.writeVarUInt(UInt64(item.originClock))
+        }
+        if item.hasRightOrigin {
+            w.writeVarUInt(clientIDs[Int(item.rightOriginClient)])
+            w.writeVarUInt(UInt64(item.rightOriginClock))
+        }
+        if !hasOrigin && !item.hasRightOrigin {
+            let parent = types[Int(item.parent)]
+            if parent.item == noItem {
+                w.writeVarUInt(1)
+                w.writeVarString(parent.rootName ?? "")
+            } else {
+                let holder = items[Int(parent.item)]
+                w.writeVarUInt(0)
+                w.writeVarUInt(clientIDs[Int(holder.client)])
+                w.writeVarUInt(UInt64(holder.clock))
+            }
+            if item.parentSub >= 0 { w.writeVarString(keys[Int(item.parentSub)]) }
+        }
+        let o = Int(offset)
+        switch item.kind {
+        case .deleted: w.writeVarUInt(UInt64(item.length - offset))
+        case .string:
+            let units = text[(Int(item.a) + o)..<Int(item.a + item.length)]
+            w.writeVarString(String(decoding: units, as: UTF16.self))
+        case .any:
+            let values = self.values(of: item).dropFirst(o)
+            w.writeVarUInt(values.count)
+            for v in values { v.write(to: &w) }
+        case .json:
+            let values = self.values(of: item).dropFirst(o)
+            w.writeVarUInt(values.count)
+            for v in values { w.writeVarString(v.jsonText) }
+        case .type:
+            StructContent.type(types[Int(item.a)].kind ?? .map).write(to: &w)
+        case .binary, .embed, .format, .doc:
+            payloads[Int(item.a)].write(to: &w)
+        case .gc:
+            break
+        }
+    }
+
+    /// Every deleted range in the store (GC structs included), merged per client.
+    var deleteSet: DeleteSet {
+        var ds = DeleteSet()
+        for (c, structs) in clientStructs.enumerated() {
+            var ranges: [DeleteSet.Range] = []
+            for ref in structs {
+                let item = items[Int(ref)]
+                guard item.deleted else { continue }
+                if let last = ranges.last, last.end == Int(item.clock) {
+                    ranges[ranges.count - 1].length += Int(item.length)
+                } else {
+                    ranges.append(DeleteSet.Range(clock: Int(item.clock), length: Int(item.length)))
+                }
+            }
+            if !ranges.isEmpty { ds.clients[clientIDs[c]] = ranges }
+        }
+        return ds
+    }
+}

@@ -1,0 +1,57 @@
+/// Garbage collection of deleted content (design/yjs-wire-format.md 4.4).
+extension Store {
+    /// Replaces the content of every deleted item in `ds` with a Deleted marker of the
+    /// same length; the children of a deleted shared type become GC structs.
+    mutating func collectGarbage(_ ds: DeleteSet) {
+        for (client, ranges) in ds.clients {
+            guard let c = clientIndex[client] else { continue }
+            for range in ranges.reversed() {
+                guard var pos = findIndex(client: c, clock: UInt32(range.clock)) else { continue }
+                let structs = clientStructs[Int(c)]
+                while pos < structs.count {
+                    let ref = structs[pos]
+                    let item = items[Int(ref)]
+                    if Int(item.clock) >= range.end { break }
+                    if item.deleted, !item.keep, item.kind != .gc { collect(ref, parentCollected: false) }
+                    pos += 1
+                }
+            }
+        }
+    }
+
+    /// Iterative version of Yjs's `Item.gc`, so nesting depth cannot overflow the stack.
+    private mutating func collect(_ root: ItemRef, parentCollected: Bool) {
+        var work: [(ItemRef, Bool)] = [(root, parentCollected)]
+        while let (ref, replaceWithGC) = work.popLast() {
+            let item = items[Int(ref)]
+            guard item.deleted, item.kind != .gc else { continue }
+            if item.kind == .type {
+                let t = Int(item.a)
+                var child = types[t].start
+                while child != noItem {
+                    work.append((child, true))
+                    child = items[Int(child)].right
+                }
+                for (_, last) in types[t].map {
+                    var entry = last
+                    while entry != noItem {
+                        work.append((entry, true))
+                        entry = items[Int(entry)].left
+                    }
+                }
+                types[t].start = noItem
+                types[t].map = [:]
+                types[t].clearMarker()
+            }
+            if replaceWithGC {
+                // The struct keeps its place in the client list but leaves its parent.
+                items[Int(ref)] = Item(client: item.client, clock: item.clock, length: item.length,
+                                       kind: .gc, deleted: true)
+            } else {
+                items[Int(ref)].kind = .deleted
+                items[Int(ref)].a = 0
+                items[Int(ref)].b = 0
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+/// Index lookups in a type's list, starting from a cached position (the marker) so
+/// that edits near the previous one cost a short walk instead of a scan.
+extension Store {
+    /// The item containing visible unit `index` and the visible length before it, or
+    /// `(noItem, length)` when `index` is the type's length.
+    mutating func seek(type t: Int32, index: Int) -> (ref: ItemRef, before: Int) {
+        let type = types[Int(t)]
+        var ref = type.start
+        var before = 0
+        if type.markerItem != noItem, abs(type.markerIndex - index) < index {
+            ref = type.markerItem
+            before = type.markerIndex
+            while before > index, items[Int(ref)].left != noItem {
+                ref = items[Int(ref)].left
+                before -= items[Int(ref)].visibleLength
+            }
+        }
+        var last = noItem
+        while ref != noItem {
+            let item = items[Int(ref)]
+            let visible = item.visibleLength
+            if visible > 0 && index < before + visible {
+                types[Int(t)].markerItem = ref
+                types[Int(t)].markerIndex = before
+                return (ref, before)
+            }
+            before += visible
+            last = ref
+            ref = item.right
+        }
+        if last != noItem {
+            // Remember the end: the next append starts from here.
+            let lastItem = items[Int(last)]
+            types[Int(t)].markerItem = last
+            types[Int(t)].markerIndex = before - lastItem.visibleLength
+        }
+        return (noItem, before)
+    }
+
+    /// The visible countable item that ends exactly at `index` (split if needed), or
+    /// `noItem` for index 0: a list insert at `index` goes right after it.
+    mutating func itemEnding(at index: Int, type t: Int32) -> ItemRef {
+        guard index > 0 else { return noItem }
+        let (ref, before) = seek(type: t, index: index - 1)
+        guard ref != noItem else { return noItem }
+        let item = items[Int(ref)]
+        let end = index - before
+        if end < Int(item.length) { split(ref, at: UInt32(end)) }
+        return ref
+    }
+
+    /// The item starting exactly at visible `index` (split if needed), or `noItem` at the end.
+    mutating func itemStarting(at index: Int, type t: Int32) -> ItemRef {
+        let (ref, before) = seek(type: t, index: index)
+        guard ref != noItem else { return noItem }
+        if index > before {
+            let right = split(ref, at: UInt32(index - before))
+            return right
+        }
+        return ref
+    }
+
+}
+
+extension Store {
+    /// Keeps the cached position valid after `count` visible units were inserted at `index`.
+    mutating func markerInserted(type t: Int32, at index: Int, count: Int) {
+        if types[Int(t)].markerItem != noItem, types[Int(t)].markerIndex >= index {
+            types[Int(t)].markerIndex += count
+        }
+    }
+
+    /// Keeps the cached position valid after visible units `index..<index+count` were deleted.
+    mutating func markerDeleted(type t: Int32, at index: Int, count: Int) {
+        guard types[Int(t)].markerItem != noItem else { return }
+        let m = types[Int(t)].markerIndex
+        types[Int(t)].markerIndex = m >= index + count ? m - count : min(m, index)
+    }
+}

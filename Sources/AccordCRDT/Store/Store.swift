@@ -1,0 +1,238 @@
+/// All structs of a document and the shared types they form.
+///
+/// A value type owned by ``Doc`` so that the hot paths mutate plain arrays with static
+/// exclusivity, and no per-item objects or reference counting exist.
+struct Store {
+    var items: ContiguousArray<Item> = []
+    /// Arena slots released by merges, reused before the arena grows.
+    var freeItems: [ItemRef] = []
+    /// UTF-16 units of every string item (each item owns a disjoint range).
+    var text: ContiguousArray<UInt16> = []
+    /// Element runs of Any/JSON items (items reference a sub-range).
+    var valueRuns: [[AnyValue]] = []
+    /// Binary, embed, format and doc contents.
+    var payloads: [StructContent] = []
+    var types: [TypeRecord] = []
+    var roots: [String: Int32] = [:]
+    var keys: [String] = []
+    var keyIndex: [String: Int32] = [:]
+
+    var clientIDs: [ClientID] = []
+    var clientIndex: [ClientID: ClientIndex] = [:]
+    /// Per client (by index), its structs in clock order, gap-free from clock 0.
+    var clientStructs: [ContiguousArray<ItemRef>] = []
+    /// Per client (by index), the next expected clock.
+    var clientState: [UInt32] = []
+
+    // MARK: Interning
+
+    mutating func intern(client: ClientID) -> ClientIndex {
+        if let i = clientIndex[client] { return i }
+        let i = ClientIndex(clientIDs.count)
+        clientIDs.append(client)
+        clientIndex[client] = i
+        clientStructs.append([])
+        clientState.append(0)
+        return i
+    }
+
+    mutating func intern(key: String) -> Int32 {
+        if let k = keyIndex[key] { return k }
+        let k = Int32(keys.count)
+        keys.append(key)
+        keyIndex[key] = k
+        return k
+    }
+
+    func state(of client: ClientID) -> Int {
+        guard let c = clientIndex[client] else { return 0 }
+        return Int(clientState[Int(c)])
+    }
+
+    var stateVector: StateVector {
+        var sv = StateVector()
+        for (i, client) in clientIDs.enumerated() where clientState[i] > 0 { sv[client] = Int(clientState[i]) }
+        return sv
+    }
+
+    // MARK: Arena
+
+    mutating func allocate(_ item: Item) -> ItemRef {
+        if let slot = freeItems.popLast() {
+            items[Int(slot)] = item
+            return slot
+        }
+        items.append(item)
+        return ItemRef(items.count - 1)
+    }
+
+    /// Appends a brand-new struct at the end of its client's list (its clock must be the
+    /// client's state) and advances the state.
+    mutating func addStruct(_ ref: ItemRef) {
+        let item = items[Int(ref)]
+        let c = Int(item.client)
+        clientStructs[c].append(ref)
+        clientState[c] = item.clock + item.length
+    }
+
+    mutating func rootType(named name: String) -> Int32 {
+        if let t = roots[name] { return t }
+        let t = Int32(types.count)
+        types.append(TypeRecord(kind: nil, rootName: name))
+        roots[name] = t
+        return t
+    }
+
+    // MARK: Lookup
+
+    /// Position in the client's struct list of the struct containing `clock`.
+    func findIndex(client: ClientIndex, clock: UInt32) -> Int? {
+        let structs = clientStructs[Int(client)]
+        var lo = 0
+        var hi = structs.count - 1
+        guard hi >= 0 else { return nil }
+        // Guess proportionally first: clocks are dense, so the guess is usually right.
+        let last = items[Int(structs[hi])]
+        guard clock < last.clock + last.length else { return nil }
+        var mid = Int((UInt64(clock) * UInt64(hi)) / UInt64(max(1, last.lastClock)))
+        while lo <= hi {
+            let it = items[Int(structs[mid])]
+            if it.clock <= clock {
+                if clock < it.clock + it.length { return mid }
+                lo = mid + 1
+            } else {
+                hi = mid - 1
+            }
+            mid = (lo + hi) / 2
+        }
+        return nil
+    }
+
+    func find(client: ClientIndex, clock: UInt32) -> ItemRef? {
+        guard let i = findIndex(client: client, clock: clock) else { return nil }
+        return clientStructs[Int(client)][i]
+    }
+
+    /// The item containing `clock`, split so that it starts there.
+    mutating func findCleanStart(client: ClientIndex, clock: UInt32) -> ItemRef? {
+        guard let pos = findIndex(client: client, clock: clock) else { return nil }
+        let ref = clientStructs[Int(client)][pos]
+        let item = items[Int(ref)]
+        if item.clock < clock, item.kind != .gc {
+            return split(ref, at: clock - item.clock, position: pos)
+        }
+        return ref
+    }
+
+    /// The item containing `clock`, split so that it ends there.
+    mutating func findCleanEnd(client: ClientIndex, clock: UInt32) -> ItemRef? {
+        guard let pos = findIndex(client: client, clock: clock) else { return nil }
+        let ref = clientStructs[Int(client)][pos]
+        let item = items[Int(ref)]
+        if clock != item.lastClock, item.kind != .gc {
+            _ = split(ref, at: clock - item.clock + 1, position: pos)
+        }
+        return ref
+    }
+
+    // MARK: Splitting
+
+    /// Splits item `ref` after `offset` units; returns the new right part.
+    /// `position` is the item's index in its client's list, when the caller knows it.
+    @discardableResult
+    mutating func split(_ ref: ItemRef, at offset: UInt32, position: Int? = nil) -> ItemRef {
+        let left = items[Int(ref)]
+        precondition(offset > 0 && offset < left.length, "split inside the item")
+        var right = left
+        right.clock = left.clock + offset
+        right.length = left.length - offset
+        right.originClient = left.client
+        right.originClock = left.clock + offset - 1
+        right.left = ref
+        switch left.kind {
+        case .string:
+            right.a = left.a + offset
+            // Splitting a surrogate pair: both halves become U+FFFD, as in Yjs.
+            let l = Int(left.a + offset - 1), r = l + 1
+            if UTF16.isLeadSurrogate(text[l]), UTF16.isTrailSurrogate(text[r]) {
+                text[l] = 0xFFFD
+                text[r] = 0xFFFD
+            }
+        case .any, .json:
+            right.b = left.b + offset
+        default:
+            break
+        }
+        let rightRef = allocate(right)
+        items[Int(ref)].length = offset
+        items[Int(ref)].right = rightRef
+        if right.right != noItem { items[Int(right.right)].left = rightRef }
+        if right.parentSub >= 0, right.right == noItem, right.parent >= 0 {
+            types[Int(right.parent)].map[right.parentSub] = rightRef
+        }
+        let c = Int(left.client)
+        let pos = position ?? findIndex(client: left.client, clock: left.clock)!
+        clientStructs[c].insert(rightRef, at: pos + 1)
+        return rightRef
+    }
+
+    // MARK: Content access
+
+    func string(of item: Item) -> [UInt16] {
+        Array(text[Int(item.a)..<Int(item.a + item.length)])
+    }
+
+    func values(of item: Item) -> ArraySlice<AnyValue> {
+        let run = valueRuns[Int(item.a)]
+        return run[Int(item.b)..<Int(item.b + item.length)]
+    }
+
+    /// The content of an item as a wire-level value.
+    func content(of item: Item) -> StructContent {
+        switch item.kind {
+        case .gc, .deleted: return .deleted(length: Int(item.length))
+        case .string: return .string(string(of: item))
+        case .any: return .any(Array(values(of: item)))
+        case .json: return .json(Array(values(of: item)))
+        case .binary, .embed, .format, .doc: return payloads[Int(item.a)]
+        case .type: return .type(types[Int(item.a)].kind ?? .map)
+        }
+    }
+
+    /// Stores wire content for a new item, returning its kind and payload fields.
+    mutating func store(_ content: StructContent) -> (ContentKind, UInt32, UInt32) {
+        switch content {
+        case .deleted: return (.deleted, 0, 0)
+        case .string(let units):
+            let offset = UInt32(text.count)
+            text.append(contentsOf: units)
+            return (.string, offset, 0)
+        case .any(let values):
+            valueRuns.append(values)
+            return (.any, UInt32(valueRuns.count - 1), 0)
+        case .json(let values):
+            valueRuns.append(values)
+            return (.json, UInt32(valueRuns.count - 1), 0)
+        case .binary:
+            payloads.append(content)
+            return (.binary, UInt32(payloads.count - 1), 0)
+        case .embed:
+            payloads.append(content)
+            return (.embed, UInt32(payloads.count - 1), 0)
+        case .format:
+            payloads.append(content)
+            return (.format, UInt32(payloads.count - 1), 0)
+        case .doc:
+            payloads.append(content)
+            return (.doc, UInt32(payloads.count - 1), 0)
+        case .type(let kind):
+            types.append(TypeRecord(kind: kind))
+            return (.type, UInt32(types.count - 1), 0)
+        }
+    }
+
+    func formatPair(of item: Item) -> (key: String, value: AnyValue)? {
+        guard item.kind == .format, case .format(let k, let v) = payloads[Int(item.a)] else { return nil }
+        return (k, v)
+    }
+}

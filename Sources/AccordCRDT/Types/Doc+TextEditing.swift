@@ -1,0 +1,264 @@
+/// Rich-text editing, following Yjs's YText algorithms so that the items (and so the
+/// bytes) match what a Yjs peer makes (design/yjs-wire-format.md section 4.5).
+extension Doc {
+    /// The position before visible unit `index`: right after the content item that
+    /// ends there, with the attributes in effect.
+    func textPosition(type t: Int32, index: Int) -> TextPosition {
+        let left = store.itemEnding(at: index, type: t)
+        let right = left == noItem ? store.types[Int(t)].start : store.items[Int(left)].right
+        var attributes = OrderedObject()
+        if store.types[Int(t)].hasFormatting, left != noItem {
+            // Walk from the start: every live Format item left of the cursor applies.
+            var ref = store.types[Int(t)].start
+            while ref != right {
+                let item = store.items[Int(ref)]
+                if !item.deleted, let (k, v) = store.formatPair(of: item) { attributes.apply(key: k, value: v) }
+                ref = item.right
+            }
+        }
+        return TextPosition(left: left, right: right, index: index, attributes: attributes)
+    }
+
+    /// Inserts text or an embed at `pos` with `attributes` (nil: inherit what is in effect).
+    func insertText(type t: Int32, _ pos: inout TextPosition, _ content: StructContent,
+                    attributes given: OrderedObject?, _ tr: inout TransactionState) {
+        var attributes = given ?? pos.attributes
+        for (key, _) in pos.attributes where attributes[key] == nil { attributes[key] = .null }
+        minimizeAttributeChanges(&pos, attributes)
+        var negated = insertAttributes(type: t, &pos, attributes, &tr)
+        let ref = insertLocalItem(content, type: t, left: pos.left, right: pos.right, &tr)
+        pos.right = ref
+        pos.forward(store)
+        insertNegatedAttributes(type: t, &pos, &negated, &tr)
+    }
+
+    /// Moves right over deleted items and Format items that already say what we want.
+    func minimizeAttributeChanges(_ pos: inout TextPosition, _ attributes: OrderedObject) {
+        while pos.right != noItem {
+            let item = store.items[Int(pos.right)]
+            if item.deleted {
+                pos.forward(store)
+            } else if let (k, v) = store.formatPair(of: item), attributesEqual(attributes[k], v) {
+                pos.forward(store)
+            } else {
+                break
+            }
+        }
+    }
+
+    /// Inserts a Format item for each attribute that differs from what is in effect;
+    /// returns the previous values, to be restored after the content.
+    func insertAttributes(type t: Int32, _ pos: inout TextPosition, _ attributes: OrderedObject,
+                          _ tr: inout TransactionState) -> OrderedObject {
+        var negated = OrderedObject()
+        for (key, value) in attributes {
+            let current = pos.attributes[key] ?? .null
+            if !attributesEqual(current, value) {
+                negated[key] = current
+                let ref = insertLocalItem(.format(key: key, value: value), type: t, left: pos.left, right: pos.right, &tr)
+                pos.right = ref
+                pos.forward(store)
+            }
+        }
+        return negated
+    }
+
+    /// Restores the attributes `negated` after inserted content, unless a Format item
+    /// right there already does.
+    func insertNegatedAttributes(type t: Int32, _ pos: inout TextPosition, _ negated: inout OrderedObject,
+                                 _ tr: inout TransactionState) {
+        while pos.right != noItem {
+            let item = store.items[Int(pos.right)]
+            if item.deleted {
+                pos.forward(store)
+            } else if let (k, v) = store.formatPair(of: item), attributesEqual(negated[k], v) {
+                negated[k] = nil
+                pos.forward(store)
+            } else {
+                break
+            }
+        }
+        for (key, value) in negated {
+            let ref = insertLocalItem(.format(key: key, value: value), type: t, left: pos.left, right: pos.right, &tr)
+            pos.right = ref
+            pos.forward(store)
+        }
+    }
+
+    /// Applies `attributes` to `length` units from `pos` (Yjs `formatText`).
+    func formatText(type t: Int32, _ pos: inout TextPosition, length: Int, _ attributes: OrderedObject,
+                    _ tr: inout TransactionState) {
+        var remaining = length
+        minimizeAttributeChanges(&pos, attributes)
+        var negated = insertAttributes(type: t, &pos, attributes, &tr)
+        loop: while pos.right != noItem {
+            let item = store.items[Int(pos.right)]
+            let isFormatOrDeleted = item.deleted || item.kind == .format
+            guard remaining > 0 || (negated.count > 0 && isFormatOrDeleted) else { break }
+            if !item.deleted {
+                if let (key, value) = store.formatPair(of: item) {
+                    if let wanted = attributes[key] {
+                        if attributesEqual(wanted, value) {
+                            negated[key] = nil
+                        } else {
+                            if remaining == 0 { break loop }
+                            negated[key] = value
+                        }
+                        store.deleteItem(pos.right, &tr)
+                    } else {
+                        pos.attributes[key] = value
+                    }
+                } else if item.isCountable {
+                    if remaining < Int(item.length) { store.split(pos.right, at: UInt32(remaining)) }
+                    remaining -= Int(store.items[Int(pos.right)].length)
+                }
+            }
+            pos.forward(store)
+        }
+        if remaining > 0 {
+            // Quill expects a trailing newline: formatting past the end appends newlines.
+            let newlines = [UInt16](repeating: 0x0A, count: remaining)
+            let ref = insertLocalItem(.string(newlines), type: t, left: pos.left, right: pos.right, &tr)
+            pos.right = ref
+            pos.forward(store)
+        }
+        insertNegatedAttributes(type: t, &pos, &negated, &tr)
+    }
+
+    /// Deletes `length` visible units from `pos`, then removes Format items made
+    /// redundant by the deletion (Yjs `deleteText` + `cleanupFormattingGap`).
+    func deleteText(type t: Int32, _ pos: inout TextPosition, length: Int, _ tr: inout TransactionState) {
+        var remaining = length
+        let startAttributes = pos.attributes
+        let start = pos.right
+        while remaining > 0, pos.right != noItem {
+            let item = store.items[Int(pos.right)]
+            if !item.deleted, item.isCountable {
+                if remaining < Int(item.length) { store.split(pos.right, at: UInt32(remaining)) }
+                remaining -= Int(store.items[Int(pos.right)].length)
+                store.deleteItem(pos.right, &tr)
+            }
+            pos.forward(store)
+        }
+        if start != noItem, store.types[Int(t)].hasFormatting {
+            var current = pos.attributes
+            cleanupFormattingGap(start: start, end: pos.right, startAttributes: startAttributes, current: &current, &tr)
+            pos.attributes = current
+        }
+    }
+
+    /// Deletes Format items between `start` and the next live content that are either
+    /// overridden later in the gap or set a value already in effect.
+    @discardableResult
+    func cleanupFormattingGap(start startRef: ItemRef, end curr: ItemRef, startAttributes: OrderedObject,
+                              current: inout OrderedObject, _ tr: inout TransactionState) -> Int {
+        var end = startRef
+        var endFormats: [String: ItemRef] = [:]
+        while end != noItem {
+            let item = store.items[Int(end)]
+            guard !item.isCountable || item.deleted else { break }
+            if !item.deleted, let (k, _) = store.formatPair(of: item) { endFormats[k] = end }
+            end = item.right
+        }
+        var cleanups = 0
+        var reachedCurr = false
+        var ref = startRef
+        while ref != end {
+            if ref == curr { reachedCurr = true }
+            let item = store.items[Int(ref)]
+            if !item.deleted, let (key, value) = store.formatPair(of: item) {
+                let startValue = startAttributes[key] ?? .null
+                if endFormats[key] != ref || attributesIdentical(startValue, value) {
+                    store.deleteItem(ref, &tr)
+                    cleanups += 1
+                    if !reachedCurr, attributesIdentical(current[key], value), !attributesIdentical(startValue, value) {
+                        current.apply(key: key, value: startValue)
+                    }
+                }
+                if !reachedCurr, !store.items[Int(ref)].deleted { current.apply(key: key, value: value) }
+            }
+            ref = store.items[Int(ref)].right
+        }
+        return cleanups
+    }
+
+    /// After a remote transaction touched formatted text: drop duplicate Format items
+    /// (Yjs `cleanupYTextAfterTransaction`). Runs as a new local transaction.
+    func cleanupFormattingAfterRemote(_ finished: TransactionState) {
+        var needFullCleanup = Set<Int32>()
+        for c in 0..<store.clientState.count {
+            let before = finished.before(ClientIndex(c))
+            let after = store.clientState[c]
+            guard after > before, var pos = store.findIndex(client: ClientIndex(c), clock: before) else { continue }
+            let structs = store.clientStructs[c]
+            while pos < structs.count {
+                let item = store.items[Int(structs[pos])]
+                if !item.deleted, item.kind == .format { needFullCleanup.insert(item.parent) }
+                pos += 1
+            }
+        }
+        beginTransaction(origin: nil, local: true)
+        defer { endTransaction() }
+        for (client, ranges) in finished.deleteSet.clients {
+            guard let c = store.clientIndex[client] else { continue }
+            for range in ranges {
+                guard var pos = store.findIndex(client: c, clock: UInt32(range.clock)) else { continue }
+                while pos < store.clientStructs[Int(c)].count {
+                    let ref = store.clientStructs[Int(c)][pos]
+                    let item = store.items[Int(ref)]
+                    if Int(item.clock) >= range.end { break }
+                    pos += 1
+                    guard item.kind != .gc, item.parent >= 0, store.types[Int(item.parent)].hasFormatting,
+                          !needFullCleanup.contains(item.parent) else { continue }
+                    if item.kind == .format {
+                        needFullCleanup.insert(item.parent)
+                    } else {
+                        cleanupContextlessGap(around: ref, &transaction!)
+                    }
+                }
+            }
+        }
+        for t in needFullCleanup.sorted() { cleanupTextFormatting(type: t, &transaction!) }
+    }
+
+    /// Around a deleted content item: keep only the Format item nearest the following
+    /// content for each key.
+    func cleanupContextlessGap(around start: ItemRef, _ tr: inout TransactionState) {
+        var ref = start
+        while ref != noItem {
+            let right = store.items[Int(ref)].right
+            guard right != noItem, store.items[Int(right)].deleted || !store.items[Int(right)].isCountable else { break }
+            ref = right
+        }
+        var seen = Set<String>()
+        while ref != noItem {
+            let item = store.items[Int(ref)]
+            guard item.deleted || !item.isCountable else { break }
+            if !item.deleted, let (k, _) = store.formatPair(of: item) {
+                if seen.contains(k) { store.deleteItem(ref, &tr) } else { seen.insert(k) }
+            }
+            ref = item.left
+        }
+    }
+
+    /// Re-scans a whole text and removes redundant Format items (Yjs `cleanupYTextFormatting`).
+    func cleanupTextFormatting(type t: Int32, _ tr: inout TransactionState) {
+        var start = store.types[Int(t)].start
+        var end = start
+        var startAttributes = OrderedObject()
+        var current = OrderedObject()
+        while end != noItem {
+            let item = store.items[Int(end)]
+            if !item.deleted {
+                if let (k, v) = store.formatPair(of: item) {
+                    current.apply(key: k, value: v)
+                } else {
+                    cleanupFormattingGap(start: start, end: end, startAttributes: startAttributes, current: &current, &tr)
+                    startAttributes = current
+                    start = end
+                }
+            }
+            end = store.items[Int(end)].right
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/// A cursor between two items of a text, with the formatting in effect there
+/// (Yjs's `ItemTextListPosition`).
+struct TextPosition {
+    var left: ItemRef
+    var right: ItemRef
+    /// Visible UTF-16 offset of the cursor.
+    var index: Int
+    /// Attributes in effect at the cursor (keys whose value is null are absent).
+    var attributes: OrderedObject
+
+    /// Steps over `right`: a live Format item updates the attributes, live content
+    /// advances the index.
+    mutating func forward(_ store: Store) {
+        let item = store.items[Int(right)]
+        if !item.deleted {
+            if let (key, value) = store.formatPair(of: item) {
+                attributes.apply(key: key, value: value)
+            } else if item.isCountable {
+                index += Int(item.length)
+            }
+        }
+        left = right
+        right = item.right
+    }
+}
+
+extension OrderedObject {
+    /// Formatting semantics: a null value removes the key.
+    mutating func apply(key: String, value: AnyValue) {
+        if value.isNull { self[key] = nil } else { self[key] = value }
+    }
+}
+
+/// Yjs's `equalAttrs`: equal values, with objects compared shallowly.
+func attributesEqual(_ a: AnyValue?, _ b: AnyValue?) -> Bool {
+    (a ?? .null) == (b ?? .null)
+}
+
+/// JavaScript `===` on attribute values: objects and arrays are never identical
+/// (Yjs compares decoded attribute objects by identity in its clean-ups).
+func attributesIdentical(_ a: AnyValue?, _ b: AnyValue?) -> Bool {
+    switch a ?? .null {
+    case .object, .array, .bytes: return false
+    default: return (a ?? .null) == (b ?? .null)
+    }
+}

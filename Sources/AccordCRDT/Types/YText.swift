@@ -1,0 +1,188 @@
+/// Shared rich text (Yjs `Y.Text`): a string with formatting attributes and embeds.
+///
+/// Indices and lengths count UTF-16 code units, as in Yjs, so they agree with every
+/// peer. Use ``utf16Offset(of:in:)`` or ``utf16Offset(characterOffset:)`` to convert
+/// from Swift string positions.
+///
+/// ```swift
+/// let text = try doc.getText("body")
+/// try text.insert(0, "Hello world")
+/// try text.format(0, 5, ["bold": true])
+/// text.delta   // [insert "Hello" {bold: true}, insert " world"]
+/// ```
+public struct YText {
+    let doc: Doc
+    let type: Int32
+
+    /// Length in UTF-16 code units.
+    public var length: Int { doc.store.types[Int(type)].length }
+
+    /// The plain text, without formatting or embeds.
+    public var string: String {
+        var units: [UInt16] = []
+        units.reserveCapacity(length)
+        var ref = doc.store.types[Int(type)].start
+        let store = doc.store
+        while ref != noItem {
+            let item = store.items[Int(ref)]
+            if !item.deleted, item.kind == .string {
+                units.append(contentsOf: store.text[Int(item.a)..<Int(item.a + item.length)])
+            }
+            ref = item.right
+        }
+        return String(decoding: units, as: UTF16.self)
+    }
+
+    /// Inserts `text` at UTF-16 offset `index`. Without `attributes` the text takes
+    /// the formatting in effect there; with them, exactly those attributes.
+    /// - Throws: ``ErrorCode/indexOutOfBounds``, ``ErrorCode/invalidType``.
+    public func insert(_ index: Int, _ text: String, attributes: OrderedObject? = nil) throws(AccordError) {
+        guard !text.isEmpty else { return }
+        try insertContent(index, .string(Array(text.utf16)), attributes: attributes)
+    }
+
+    /// Inserts an embed (one unit long). Embeds take no formatting unless given.
+    public func insertEmbed(_ index: Int, _ embed: AnyValue, attributes: OrderedObject = [:]) throws(AccordError) {
+        try insertContent(index, .embed(embed), attributes: attributes)
+    }
+
+    private func insertContent(_ index: Int, _ content: StructContent, attributes: OrderedObject?) throws(AccordError) {
+        try checkRange(index, 0)
+        try doc.withTransaction { tr in
+            var pos = doc.textPosition(type: type, index: index)
+            doc.insertText(type: type, &pos, content, attributes: attributes, &tr)
+            doc.store.markerInserted(type: type, at: index, count: content.length)
+        }
+    }
+
+    /// Deletes `count` UTF-16 units from `index`.
+    public func delete(_ index: Int, _ count: Int) throws(AccordError) {
+        try checkRange(index, count)
+        guard count > 0 else { return }
+        try doc.withTransaction { tr in
+            var pos = doc.textPosition(type: type, index: index)
+            doc.deleteText(type: type, &pos, length: count, &tr)
+            doc.store.markerDeleted(type: type, at: index, count: count)
+        }
+    }
+
+    /// Sets `attributes` on `count` units from `index`; a null value removes an attribute.
+    public func format(_ index: Int, _ count: Int, _ attributes: OrderedObject) throws(AccordError) {
+        try checkRange(index, count)
+        guard count > 0 else { return }
+        try doc.withTransaction { tr in
+            var pos = doc.textPosition(type: type, index: index)
+            guard pos.right != noItem else { return }
+            doc.formatText(type: type, &pos, length: count, attributes, &tr)
+        }
+    }
+
+    /// Applies a Quill delta: retains (with attributes to format), inserts and deletes.
+    public func applyDelta(_ delta: [DeltaOp]) throws(AccordError) {
+        try doc.checkAlive(type)
+        try doc.withTransaction { (tr) throws(AccordError) in
+            var pos = TextPosition(left: noItem, right: doc.store.types[Int(type)].start, index: 0, attributes: [:])
+            for op in delta {
+                switch op {
+                case .insert(let content, let attributes):
+                    let wire: StructContent
+                    switch content {
+                    case .text(let s):
+                        guard !s.isEmpty else { continue }
+                        wire = .string(Array(s.utf16))
+                    case .embed(let v): wire = .embed(v)
+                    case .type, .values:
+                        throw AccordError(.invalidArgument, "a text delta can insert text and embeds only")
+                    }
+                    doc.insertText(type: type, &pos, wire, attributes: attributes ?? [:], &tr)
+                case .retain(let n, let attributes):
+                    doc.formatText(type: type, &pos, length: n, attributes ?? [:], &tr)
+                case .delete(let n):
+                    doc.deleteText(type: type, &pos, length: n, &tr)
+                }
+            }
+            doc.store.types[Int(type)].clearMarker()
+        }
+    }
+
+    /// The content as a delta of inserts with their attributes.
+    public var delta: [DeltaOp] {
+        var ops: [DeltaOp] = []
+        var attributes = OrderedObject()
+        var units: [UInt16] = []
+        let store = doc.store
+        func packText() {
+            guard !units.isEmpty else { return }
+            ops.append(.insert(.text(String(decoding: units, as: UTF16.self)), attributes: attributes.count > 0 ? attributes : nil))
+            units.removeAll()
+        }
+        var ref = store.types[Int(type)].start
+        while ref != noItem {
+            let item = store.items[Int(ref)]
+            if !item.deleted {
+                switch item.kind {
+                case .string:
+                    units.append(contentsOf: store.text[Int(item.a)..<Int(item.a + item.length)])
+                case .format:
+                    packText()
+                    if let (k, v) = store.formatPair(of: item) { attributes.apply(key: k, value: v) }
+                case .embed, .type:
+                    packText()
+                    let content: DeltaContent
+                    if item.kind == .type {
+                        content = .type(doc.typeValue(Int32(item.a)))
+                    } else if case .embed(let v) = store.payloads[Int(item.a)] {
+                        content = .embed(v)
+                    } else {
+                        content = .embed(.null)
+                    }
+                    ops.append(.insert(content, attributes: attributes.count > 0 ? attributes : nil))
+                default:
+                    break
+                }
+            }
+            ref = item.right
+        }
+        packText()
+        return ops
+    }
+
+    /// The JSON view: the plain string.
+    public var json: AnyValue { .string(string) }
+
+    public func observe(_ handler: @escaping (YEvent) -> Void) -> Subscription {
+        doc.addObserver(type: type, handler)
+    }
+
+    public func observeDeep(_ handler: @escaping ([YEvent]) -> Void) -> Subscription {
+        doc.addDeepObserver(type: type, handler)
+    }
+
+    private func checkRange(_ index: Int, _ count: Int) throws(AccordError) {
+        try doc.checkAlive(type)
+        guard index >= 0, count >= 0, index + count <= length else {
+            throw AccordError(.indexOutOfBounds, "range \(index)..<\(index + count) is outside the text's 0..<\(length)")
+        }
+    }
+}
+
+extension YText {
+    /// The UTF-16 offset of `index` in `string` (for example the text's ``string``).
+    public static func utf16Offset(of index: String.Index, in string: String) -> Int {
+        string.utf16.distance(from: string.startIndex, to: index)
+    }
+
+    /// The UTF-16 offset of the `characterOffset`-th Character of the current text.
+    public func utf16Offset(characterOffset: Int) -> Int {
+        let s = string
+        let i = s.index(s.startIndex, offsetBy: characterOffset, limitedBy: s.endIndex) ?? s.endIndex
+        return Self.utf16Offset(of: i, in: s)
+    }
+
+    /// The Character offset of UTF-16 offset `utf16Offset` in the current text.
+    public func characterOffset(utf16Offset: Int) -> Int {
+        let s = string
+        let i = s.utf16.index(s.startIndex, offsetBy: utf16Offset, limitedBy: s.endIndex) ?? s.endIndex
+        return s.distance(from: s.startIndex, to: i)
+    }
+}
