@@ -12,13 +12,16 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "AccordCRDT", targets: ["AccordCRDT"]),
+        .library(name: "AccordTesting", targets: ["AccordTesting"]),
     ],
     targets: [
         // Yjs-compatible CRDT engine and wire codecs. Pure Swift, no I/O, toolchain only.
         .target(name: "AccordCRDT", swiftSettings: swiftSettings),
+        // Test support that apps can use too: seeded randomness, replica simulation.
+        .target(name: "AccordTesting", dependencies: ["AccordCRDT"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AccordCRDTTests",
-            dependencies: ["AccordCRDT"],
+            dependencies: ["AccordCRDT", "AccordTesting"],
             swiftSettings: swiftSettings
         ),
     ],
