@@ -79,7 +79,7 @@ public enum StructContent: Hashable, Sendable {
         case .any(let v): return .any(Array(v[offset...]))
         case .string(let s):
             var right = Array(s[offset...])
-            if UTF16.isTrailSurrogate(s[offset]), UTF16.isLeadSurrogate(s[offset - 1]) { right[0] = 0xFFFD }
+            if offset < s.count, UTF16.isTrailSurrogate(s[offset]), UTF16.isLeadSurrogate(s[offset - 1]) { right[0] = 0xFFFD }
             return .string(right)
         default: return self
         }
@@ -93,7 +93,7 @@ public enum StructContent: Hashable, Sendable {
         case .any(let v): return .any(Array(v[..<count]))
         case .string(let s):
             var left = Array(s[..<count])
-            if count < s.count, UTF16.isLeadSurrogate(s[count - 1]), UTF16.isTrailSurrogate(s[count]) {
+            if count > 0, count < s.count, UTF16.isLeadSurrogate(s[count - 1]), UTF16.isTrailSurrogate(s[count]) {
                 left[count - 1] = 0xFFFD
             }
             return .string(left)
