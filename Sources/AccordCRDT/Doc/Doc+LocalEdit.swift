@@ -5,7 +5,7 @@ extension Doc {
     @discardableResult
     func insertLocalItem(_ content: StructContent, type t: Int32, left: ItemRef, right: ItemRef,
                          parentSub: Int32 = -1, _ tr: inout TransactionState) -> ItemRef {
-        let client = store.intern(client: clientID)
+        let client = localClient
         let (kind, a, b) = store.store(content)
         var item = Item(client: client, clock: store.clientState[Int(client)], length: UInt32(content.length), kind: kind)
         if left != noItem {

@@ -21,6 +21,8 @@ public final class Doc {
 
     var store = Store()
     var transaction: TransactionState?
+    /// A finished transaction's state, kept so the next one reuses its buffers.
+    var spareTransaction: TransactionState?
     var transactionDepth = 0
     /// Transactions that ended and still need their clean-up (run in order).
     var cleanupQueue: [TransactionState] = []
@@ -43,8 +45,15 @@ public final class Doc {
         self.gc = gc
     }
 
-    /// The store-local index of this replica's client.
-    var localClient: ClientIndex { store.intern(client: clientID) }
+    private var cachedOwnClient: (id: ClientID, index: ClientIndex)?
+
+    /// The store-local index of this replica's client (cached: looked up per edit).
+    var localClient: ClientIndex {
+        if let cached = cachedOwnClient, cached.id == clientID { return cached.index }
+        let index = store.intern(client: clientID)
+        cachedOwnClient = (clientID, index)
+        return index
+    }
 
     // MARK: Root types
 
@@ -97,7 +106,13 @@ public final class Doc {
     func beginTransaction(origin: Origin?, local: Bool) {
         transactionDepth += 1
         if transaction == nil {
-            transaction = TransactionState(origin: origin, local: local, beforeState: store.clientState)
+            if var spare = spareTransaction {
+                spareTransaction = nil
+                spare.reset(origin: origin, local: local, clientState: store.clientState)
+                transaction = spare
+            } else {
+                transaction = TransactionState(origin: origin, local: local, beforeState: store.clientState)
+            }
         }
     }
 
@@ -112,6 +127,7 @@ public final class Doc {
         while !cleanupQueue.isEmpty {
             var next = cleanupQueue.removeFirst()
             cleanup(&next)
+            spareTransaction = next
         }
     }
 

@@ -2,11 +2,14 @@
 extension Store {
     /// Writes, for each client in `from`, its structs from that clock on (the first one
     /// cut at the offset), clients in descending ID order as Yjs does.
-    func writeStructs(from: [ClientIndex: UInt32], to w: inout ByteWriter) {
-        let clients = from.keys.sorted { clientIDs[Int($0)] > clientIDs[Int($1)] }
-        w.writeVarUInt(clients.count)
-        for c in clients {
-            let clock = from[c]!
+    func writeStructs(from unsorted: [(ClientIndex, UInt32)], to w: inout ByteWriter) {
+        var from = unsorted
+        if from.count > 1 {
+            let ids = clientIDs
+            from.sort { ids[Int($0.0)] > ids[Int($1.0)] }
+        }
+        w.writeVarUInt(from.count)
+        for (c, clock) in from {
             let structs = clientStructs[Int(c)]
             guard let startPos = findIndex(client: c, clock: clock) else { continue }
             w.writeVarUInt(structs.count - startPos)
@@ -21,11 +24,11 @@ extension Store {
     }
 
     /// For clients whose state exceeds `sv`: the clock to start writing from.
-    func missingClocks(since sv: StateVector) -> [ClientIndex: UInt32] {
-        var from: [ClientIndex: UInt32] = [:]
+    func missingClocks(since sv: StateVector) -> [(ClientIndex, UInt32)] {
+        var from: [(ClientIndex, UInt32)] = []
         for (i, client) in clientIDs.enumerated() {
             let known = UInt32(clamping: sv[client])
-            if clientState[i] > known { from[ClientIndex(i)] = known }
+            if clientState[i] > known { from.append((ClientIndex(i), known)) }
         }
         return from
     }

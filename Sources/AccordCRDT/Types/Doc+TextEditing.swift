@@ -199,14 +199,14 @@ extension Doc {
         }
         beginTransaction(origin: nil, local: true)
         defer { endTransaction() }
-        for (client, ranges) in finished.deleteSet.clients {
-            guard let c = store.clientIndex[client] else { continue }
-            for range in ranges {
-                guard var pos = store.findIndex(client: c, clock: UInt32(range.clock)) else { continue }
+        for range in finished.deletes.ranges {
+            let c = range.client
+            do {
+                guard var pos = store.findIndex(client: c, clock: range.clock) else { continue }
                 while pos < store.clientStructs[Int(c)].count {
                     let ref = store.clientStructs[Int(c)][pos]
                     let item = store.items[Int(ref)]
-                    if Int(item.clock) >= range.end { break }
+                    if item.clock >= range.end { break }
                     pos += 1
                     guard item.kind != .gc, item.parent >= 0, store.types[Int(item.parent)].hasFormatting,
                           !needFullCleanup.contains(item.parent) else { continue }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import AccordTesting
 @testable import AccordCRDT
 
 /// Seeded property tests over the golden updates: merge is order-insensitive and
