@@ -11,7 +11,7 @@ extension Doc {
         try Self.validate(decoded)
         beginTransaction(origin: origin, local: false)
         defer { endTransaction() }
-        transaction!.local = false
+        transaction.local = false
         integrate(decoded)
     }
 
@@ -227,7 +227,7 @@ extension Doc {
         new.b = b
         if kind == .deleted { new.deleted = true }
         let ref = store.allocate(new)
-        store.integrate(ref, &transaction!)
+        store.integrate(ref, &transaction)
         if kind == .type { store.types[Int(a)].item = ref }
     }
 
@@ -273,7 +273,7 @@ extension Doc {
                 if end < item.clock + item.length {
                     store.split(ref, at: end - item.clock, position: pos - 1)
                 }
-                store.deleteItem(ref, &transaction!)
+                store.deleteItem(ref, &transaction)
                 clearMarker(of: item.parent)
             }
         }

@@ -4,6 +4,8 @@
 /// keystroke-sized transaction allocates nothing here.
 struct TransactionState {
     var origin: Origin?
+    /// This replica's interned client: new local items get its next clock.
+    var ownClient: ClientIndex = 0
     /// True for edits made through this document's API, false for applied updates.
     var local: Bool
     /// Each client's state when the transaction began (by client index).
@@ -23,7 +25,7 @@ struct TransactionState {
         var key: Int32
     }
 
-    init(origin: Origin?, local: Bool, beforeState: [UInt32]) {
+    init(origin: Origin? = nil, local: Bool = true, beforeState: [UInt32] = []) {
         self.origin = origin
         self.local = local
         self.beforeState = beforeState
