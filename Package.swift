@@ -13,15 +13,25 @@ let package = Package(
     products: [
         .library(name: "AccordCRDT", targets: ["AccordCRDT"]),
         .library(name: "AccordTesting", targets: ["AccordTesting"]),
+        .executable(name: "accord", targets: ["accord"]),
     ],
     targets: [
         // Yjs-compatible CRDT engine and wire codecs. Pure Swift, no I/O, toolchain only.
         .target(name: "AccordCRDT", swiftSettings: swiftSettings),
         // Test support that apps can use too: seeded randomness, replica simulation.
         .target(name: "AccordTesting", dependencies: ["AccordCRDT"], swiftSettings: swiftSettings),
+        // Command line: `accord yjs merge|inspect`. Foundation is fine here (files, stdio).
+        .executableTarget(name: "accord", dependencies: ["AccordCRDT"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AccordCRDTTests",
             dependencies: ["AccordCRDT", "AccordTesting"],
+            swiftSettings: swiftSettings
+        ),
+        // Runs the built `accord` binary as a subprocess. Depending on the executable
+        // target makes SwiftPM build it before the tests.
+        .testTarget(
+            name: "AccordCLITests",
+            dependencies: ["AccordCRDT", "accord"],
             swiftSettings: swiftSettings
         ),
     ],
