@@ -85,8 +85,7 @@ extension Store {
         switch item.kind {
         case .deleted: w.writeVarUInt(UInt64(item.length - offset))
         case .string:
-            let units = text[(Int(item.a) + o)..<Int(item.a + item.length)]
-            w.writeVarString(String(decoding: units, as: UTF16.self))
+            w.writeVarString(utf16: text[(Int(item.a) + o)..<Int(item.a + item.length)])
         case .any:
             let values = self.values(of: item).dropFirst(o)
             w.writeVarUInt(values.count)

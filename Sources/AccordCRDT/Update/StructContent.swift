@@ -108,7 +108,7 @@ public enum StructContent: Hashable, Sendable {
             w.writeVarUInt(values.count)
             for v in values { w.writeVarString(v.jsonText) }
         case .binary(let b): w.writeVarBytes(b)
-        case .string(let s): w.writeVarString(String(decoding: s, as: UTF16.self))
+        case .string(let s): w.writeVarString(utf16: s)
         case .embed(let v): w.writeVarString(v.jsonText)
         case .format(let key, let value):
             w.writeVarString(key)
@@ -143,9 +143,9 @@ public enum StructContent: Hashable, Sendable {
             return .json(values)
         case 3: return .binary(try r.readVarBytes())
         case 4:
-            let s = try r.readVarString()
-            guard !s.isEmpty else { throw r.error("empty string content") }
-            return .string(Array(s.utf16))
+            let units = try r.readVarStringUTF16()
+            guard !units.isEmpty else { throw r.error("empty string content") }
+            return .string(units)
         case 5: return .embed(try parseJSON(try r.readVarString(), r))
         case 6:
             let key = try r.readVarString()
