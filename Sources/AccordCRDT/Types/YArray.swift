@@ -60,7 +60,9 @@ public struct YArray {
     }
 
     /// The JSON view of the array and everything nested in it.
-    public var json: AnyValue { .array(elements.map(\.json)) }
+    public var json: AnyValue { json(depth: 0) }
+
+    func json(depth: Int) -> AnyValue { .array(elements.map { $0.json(depth: depth) }) }
 
     public func observe(_ handler: @escaping (YEvent) -> Void) -> Subscription {
         doc.addObserver(type: type, handler)
