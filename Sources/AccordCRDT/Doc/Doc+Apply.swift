@@ -149,6 +149,10 @@ extension Doc {
                 } else if let missing = missingDependency(s) {
                     stack.append(s)
                     if let m = work.index(of: missing), work.hasMore(m) {
+                        // Also wait for the dependency itself: if that client's structs here
+                        // hit a gap further on, the stack goes pending on that gap and would
+                        // otherwise not be retried when the dependency arrives.
+                        rest.noteMissing(missing, store.state(of: missing))
                         head = work.take(m)
                         continue
                     }
@@ -237,22 +241,11 @@ extension Doc {
             addGC(client: client, clock: clock, length: length)
             return
         }
-        let (kind, a, b) = store.store(item.content)
-        var new = Item(client: client, clock: clock, length: length, kind: kind)
-        new.originClient = originIndex
-        new.originClock = originClock
-        new.rightOriginClient = rightOriginIndex
-        new.rightOriginClock = rightOriginClock
-        new.left = left
-        new.right = right
-        new.parent = parent
-        new.parentSub = parentSub
-        new.a = a
-        new.b = b
-        if kind == .deleted { new.deleted = true }
-        let ref = store.allocate(new)
-        store.integrate(ref, &transaction)
-        if kind == .type { store.types[Int(a)].item = ref }
+        store.integrateNewItem(
+            item.content, client: client, clock: clock,
+            origin: originIndex == noClient ? nil : StoreID(client: originIndex, clock: originClock),
+            rightOrigin: rightOriginIndex == noClient ? nil : StoreID(client: rightOriginIndex, clock: rightOriginClock),
+            left: left, right: right, parent: parent, parentSub: parentSub, &transaction)
     }
 
     private func addGC(client: ClientIndex, clock: UInt32, length: UInt32) {

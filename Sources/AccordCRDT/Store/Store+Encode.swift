@@ -39,18 +39,7 @@ extension Store {
             w.writeVarUInt(UInt64(item.length - offset))
             return
         }
-        let ref: UInt8 = switch item.kind {
-        case .deleted: 1
-        case .json: 2
-        case .binary: 3
-        case .string: 4
-        case .embed: 5
-        case .format: 6
-        case .type: 7
-        case .any: 8
-        case .doc: 9
-        case .gc: 0
-        }
+        let ref = item.kind.rawValue
         let hasOrigin = offset > 0 || item.hasOrigin
         var info = ref
         if hasOrigin { info |= 0x80 }

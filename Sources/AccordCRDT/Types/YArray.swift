@@ -7,16 +7,7 @@ public struct YArray {
     public var count: Int { doc.store.types[Int(type)].length }
 
     /// Every element in order.
-    public var elements: [YValue] {
-        var out: [YValue] = []
-        var ref = doc.store.types[Int(type)].start
-        while ref != noItem {
-            let item = doc.store.items[Int(ref)]
-            if !item.deleted, item.isCountable { out.append(contentsOf: doc.values(of: ref)) }
-            ref = item.right
-        }
-        return out
-    }
+    public var elements: [YValue] { doc.listValues(type: type) }
 
     /// The element at `index`.
     /// - Throws: ``ErrorCode/indexOutOfBounds``.

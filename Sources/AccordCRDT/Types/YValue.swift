@@ -45,6 +45,18 @@ extension Doc {
         }
     }
 
+    /// Every visible element of a type's list part, in order.
+    func listValues(type t: Int32) -> [YValue] {
+        var out: [YValue] = []
+        var ref = store.types[Int(t)].start
+        while ref != noItem {
+            let item = store.items[Int(ref)]
+            if !item.deleted, item.isCountable { out.append(contentsOf: values(of: ref)) }
+            ref = item.right
+        }
+        return out
+    }
+
     /// The values held by a countable item, in order.
     func values(of ref: ItemRef) -> [YValue] {
         let item = store.items[Int(ref)]

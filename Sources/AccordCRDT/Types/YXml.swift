@@ -19,16 +19,7 @@ public struct YXml {
     }
 
     /// Child nodes (or, for XML text, the content items) in order.
-    public var children: [YValue] {
-        var out: [YValue] = []
-        var ref = doc.store.types[Int(type)].start
-        while ref != noItem {
-            let item = doc.store.items[Int(ref)]
-            if !item.deleted, item.isCountable { out.append(contentsOf: doc.values(of: ref)) }
-            ref = item.right
-        }
-        return out
-    }
+    public var children: [YValue] { doc.listValues(type: type) }
 
     /// The node as XML text, the way Yjs's `toString()` writes it.
     public var xmlString: String { xmlString(depth: 0) }
