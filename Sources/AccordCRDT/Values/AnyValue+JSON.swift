@@ -53,7 +53,12 @@ extension AnyValue {
     static func jsNumberText(_ d: Double) -> String {
         if !d.isFinite { return "null" }
         if d == 0 { return "0" }
-        if d.rounded(.towardZero) == d, d.magnitude < 1e21 { return String(Int64(d)) }
+        if d.rounded(.towardZero) == d, d.magnitude < 1e21 {
+            // Exact below 2^53. Above it JavaScript writes the shortest round-trip digits
+            // padded with zeros (2.5e20 is "250000000000000000000"); Int64(d) would trap
+            // from 2^63 on.
+            return d.magnitude < 0x1p53 ? String(Int64(d)) : integerText(d)
+        }
         var s = d.description
         if let e = s.firstIndex(of: "e") {
             // Swift writes 1e-07; JavaScript writes 1e-7 and 1e+21.
@@ -67,6 +72,16 @@ extension AnyValue {
             s = mantissa + "e" + sign + exponent
         }
         return s
+    }
+
+    /// An integral double of magnitude 2^53 ... 1e21 the way JavaScript prints it.
+    private static func integerText(_ d: Double) -> String {
+        let text = d.magnitude.description  // "2.5e+20": Swift's shortest round-trip digits
+        guard let e = text.firstIndex(of: "e"), let exponent = Int(text[text.index(after: e)...]) else {
+            return (d < 0 ? "-" : "") + (text.hasSuffix(".0") ? String(text.dropLast(2)) : text)
+        }
+        let digits = text[..<e].filter { $0 != "." }
+        return (d < 0 ? "-" : "") + digits + String(repeating: "0", count: max(0, exponent - (digits.count - 1)))
     }
 
     static func writeJSONString(_ s: String, to out: inout String) {

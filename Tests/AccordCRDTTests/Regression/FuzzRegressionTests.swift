@@ -1,0 +1,34 @@
+import AccordCRDT
+import AccordTesting
+import Testing
+
+/// Minimal, deterministic repros of engine bugs the fuzzers found (differential,
+/// convergence, malformed input). Each names the fuzzer that found it.
+@Suite struct FuzzRegressionTests {
+    /// Found by PycrdtDifferentialTests (the editor's plain value 2.5e20): JSON text of an
+    /// integral double at or above 2^63 trapped in `Int64(d)`.
+    @Test func largeIntegralDoublesPrintLikeJavaScript() {
+        #expect(AnyValue.double(2.5e20).jsonText == "250000000000000000000")
+        #expect(AnyValue.double(-2.5e20).jsonText == "-250000000000000000000")
+        #expect(AnyValue.double(0x1p64).jsonText == "18446744073709552000")
+        #expect(AnyValue.double(0x1p60).jsonText == "1152921504606847000")
+        #expect(AnyValue.double(0x1p53).jsonText == "9007199254740992")
+        #expect(AnyValue.double(9.5e20).jsonText == "950000000000000000000")
+        #expect(AnyValue.double(1e21).jsonText == "1e+21")
+        #expect(AnyValue.double(4_503_599_627_370_497).jsonText == "4503599627370497")
+    }
+
+    /// The same bug through a document: format values travel as JSON text, so a format
+    /// attribute of 2.5e20 (local, or from a remote update) crashed every encode.
+    @Test func formatValueAbove2To63Encodes() throws {
+        let a = Doc(clientID: 1)
+        let t = try a.getText("t")
+        try t.insert(0, "ab")
+        try t.format(0, 1, ["size": .double(2.5e20)])
+        let update = a.encodeStateAsUpdate()
+        let b = Doc(clientID: 2)
+        try b.applyUpdate(update)
+        #expect(b.encodeStateAsUpdate() == update)
+        #expect(try b.getText("t").delta.first?.json == ["insert": "a", "attributes": ["size": .double(2.5e20)]])
+    }
+}
