@@ -31,4 +31,33 @@ import Testing
         #expect(b.encodeStateAsUpdate() == update)
         #expect(try b.getText("t").delta.first?.json == ["insert": "a", "attributes": ["size": .double(2.5e20)]])
     }
+
+    /// Found by PycrdtDifferentialTests seed 14 (shrunk by replaying replica 0's inputs):
+    /// after deleting a text's first units, the cached position pointed at the deleted
+    /// item at index 0; an insert at 0 lands after that item (text inserts skip deleted
+    /// items) but shifted its index anyway, so later edits hit the wrong offset.
+    @Test func textInsertAtStartAfterDeletingThePrefix() throws {
+        let doc = Doc(clientID: 1)
+        let t = try doc.getText("t")
+        try t.insert(0, "0123456789")
+        try t.delete(2, 1)
+        try t.delete(0, 2)
+        try t.insert(0, "ab")
+        try t.insert(3, "Q")
+        #expect(t.string == "ab3Q456789")
+    }
+
+    /// The same stale position made a format on a code-point boundary split a surrogate
+    /// pair (the seed's symptom: "🇫🇷" became U+FFFD replacement characters).
+    @Test func formatAfterInsertAtStartKeepsSurrogatePairs() throws {
+        let doc = Doc(clientID: 1)
+        let t = try doc.getText("t")
+        try t.insert(0, "0123🇫🇷")
+        try t.delete(2, 1)
+        try t.delete(0, 2)
+        try t.insert(0, "a")
+        try t.format(4, 2, ["bold": true])
+        #expect(t.string == "a3🇫🇷")
+        #expect(t.delta.map(\.json) == [["insert": "a3🇫"], ["insert": "🇷", "attributes": ["bold": true]]])
+    }
 }
