@@ -125,6 +125,10 @@ extension Doc {
                 } else if let missing = missingDependency(s) {
                     stack.append(s)
                     if let list = refs[missing], (cursor[missing] ?? 0) < list.count {
+                        // Also wait for the dependency itself: if that client's structs here
+                        // hit a gap further on, the stack goes pending on that gap, and
+                        // would otherwise not be retried when the dependency arrives.
+                        rest.noteMissing(missing, store.state(of: missing))
                         head = take(missing)
                         continue
                     }

@@ -60,4 +60,33 @@ import Testing
         #expect(t.string == "a3🇫🇷")
         #expect(t.delta.map(\.json) == [["insert": "a3🇫"], ["insert": "🇷", "attributes": ["bold": true]]])
     }
+
+    /// Found by ConvergenceFuzzTests seeds 81, 83 and 101 (applying the same updates in
+    /// two orders): an update holds A's item, whose origin is B's first item (not here
+    /// yet), and a later B struct after a gap. Integration follows the dependency into
+    /// B's structs, hits the gap and puts everything pending waiting for the gap only, so
+    /// when B's first item arrives A's item was not retried. Yjs has the same gap.
+    @Test func pendingItemIsRetriedWhenItsCrossClientOriginArrives() throws {
+        let b = Doc(clientID: 10), a = Doc(clientID: 20)
+        var fromB: [[UInt8]] = [], fromA: [[UInt8]] = []
+        let sb = b.onUpdate { u, _ in fromB.append(u) }
+        let sa = a.onUpdate { u, _ in fromA.append(u) }
+        defer { sb.cancel(); sa.cancel() }
+        try b.getText("t").insert(0, "b")          // B:0
+        try a.applyUpdate(fromB[0])
+        try a.getText("t").insert(1, "a")          // A:0, origin B:0
+        try b.getText("t").insert(1, "x")          // B:1, never delivered
+        try b.getText("t").insert(2, "y")          // B:2, after the gap
+        let both = try mergeUpdates([fromA[1], fromB[2]])  // fromA[0] is B:0 as applied on A
+
+        let inOrder = Doc(clientID: 1)
+        try inOrder.applyUpdate(fromB[0])
+        try inOrder.applyUpdate(both)
+        let reversed = Doc(clientID: 1)
+        try reversed.applyUpdate(both)
+        try reversed.applyUpdate(fromB[0])
+        #expect(try inOrder.getText("t").string == "ba")
+        #expect(try reversed.getText("t").string == "ba")
+        #expect(reversed.stateVector == inOrder.stateVector)
+    }
 }
