@@ -233,6 +233,12 @@ extension Doc {
         let ref = store.allocate(new)
         store.integrate(ref, &transaction!)
         if kind == .type { store.types[Int(a)].item = ref }
+        if kind == .deleted {
+            // Yjs's ContentDeleted.integrate: the range joins the transaction's delete set,
+            // so events (a map key set to already-deleted content is no change), GC and
+            // struct merging treat it as deleted in this transaction.
+            transaction!.deleteSet.add(client: sliced.id.client, clock: sliced.id.clock, length: sliced.length)
+        }
     }
 
     private func addGC(client: ClientIndex, clock: UInt32, length: UInt32) {

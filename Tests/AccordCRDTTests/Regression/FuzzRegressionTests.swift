@@ -89,4 +89,25 @@ import Testing
         #expect(try reversed.getText("t").string == "ba")
         #expect(reversed.stateVector == inOrder.stateVector)
     }
+
+    /// Found by ObserverEventFuzzTests seeds 3, 5, 6, 9, 20, 22: a remote map item whose
+    /// content is already Deleted (GC'd by the sender) was integrated as deleted but left
+    /// out of the transaction's delete set, so the map event reported `add` for a key
+    /// that has no value. Yjs's ContentDeleted.integrate adds it to the delete set.
+    @Test func remoteAlreadyDeletedMapEntryIsNoKeyChange() throws {
+        let a = Doc(clientID: 1)
+        try a.getMap("m").set("k", 1)
+        try a.getMap("m").delete("k")
+        try a.getMap("m").set("j", 2)
+        let b = Doc(clientID: 2)
+        var changes: [String: KeyChange.Action] = [:]
+        var emitted: [[UInt8]] = []
+        let observer = try b.getMap("m").observe { e in changes = e.keys.mapValues(\.action) }
+        let updates = b.onUpdate { u, _ in emitted.append(u) }
+        defer { observer.cancel(); updates.cancel() }
+        try b.applyUpdate(a.encodeStateAsUpdate())
+        #expect(changes == ["j": .add])
+        // The transaction's update lists the deleted entry in its delete set, as Yjs's does.
+        #expect(try DecodedUpdate.decode(#require(emitted.first)).deleteSet.contains(ID(client: 1, clock: 0)))
+    }
 }
