@@ -47,10 +47,6 @@ import Testing
         init(_ description: String) { self.description = description }
     }
 
-    static func state(_ doc: Doc, _ schema: DocumentSchema) throws -> AnyValue {
-        try schema.comparableJSON(of: doc)
-    }
-
     /// Merge algebra on the replicas' current (diverged) states and on the updates so far.
     static func checkAlgebra(_ sim: ReplicaSimulator, seed: UInt64) throws {
         var rng = SplitMix64(seed: seed ^ 0xA1)
@@ -109,7 +105,7 @@ import Testing
     }
 
     static func expectSame(_ a: Doc, _ b: Doc, _ schema: DocumentSchema, _ aName: String, _ bName: String) throws {
-        let ja = try state(a, schema), jb = try state(b, schema)
+        let ja = try schema.comparableJSON(of: a), jb = try schema.comparableJSON(of: b)
         if ja != jb { throw Failure("\(aName) differs from \(bName): \(LooseJSON.firstDifference(ja, jb) ?? "?")") }
         if a.stateVector != b.stateVector { throw Failure("\(aName) state vector \(a.stateVector) vs \(bName) \(b.stateVector)") }
     }

@@ -118,7 +118,8 @@ final class DifferentialRun {
             var id: ClientID
             repeat { id = ClientID(UInt32.random(in: 1 ... .max, using: &rng)) } while !ids.insert(id).inserted
             if isAccord {
-                let doc = Doc(clientID: id)
+                // A quarter of the seeds keep deleted content on the Accord side.
+                let doc = Doc(clientID: id, gc: seed % 4 != 3)
                 subscriptions.append(doc.onUpdate { [unowned self] update, origin in
                     guard origin != Self.remote else { return }
                     self.has[i].insert(self.log.count)
@@ -133,7 +134,7 @@ final class DifferentialRun {
             }
             has.append([])
             cursor.append(0)
-            trace.append("replica \(i): \(isAccord ? "accord" : "pycrdt") client \(id)")
+            trace.append("replica \(i): \(isAccord ? "accord" : "pycrdt") client \(id)\(isAccord && seed % 4 == 3 ? ", gc off" : "")")
         }
     }
 
