@@ -65,7 +65,14 @@ extension Store {
 extension Store {
     /// Keeps the cached position valid after `count` visible units were inserted at `index`.
     mutating func markerInserted(type t: Int32, at index: Int, count: Int) {
-        if types[Int(t)].markerItem != noItem, types[Int(t)].markerIndex >= index {
+        let marker = types[Int(t)].markerItem
+        guard marker != noItem else { return }
+        if types[Int(t)].markerIndex == index, items[Int(marker)].visibleLength == 0 {
+            // A deleted or format item at the insertion index may lie on either side of
+            // the new content (text inserts skip deleted items and matching formats), so
+            // its index is unknown: drop it, as Yjs moves such markers off invisible items.
+            types[Int(t)].clearMarker()
+        } else if types[Int(t)].markerIndex >= index {
             types[Int(t)].markerIndex += count
         }
     }

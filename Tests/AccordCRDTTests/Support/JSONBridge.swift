@@ -1,5 +1,6 @@
 import Foundation
 import AccordCRDT
+import AccordTesting
 
 /// Converts between Foundation JSON (from the vector files) and Accord values.
 enum JSONBridge {
@@ -25,17 +26,5 @@ enum JSONBridge {
 
     /// Loose equality used for JSON views: numbers compare as doubles (pycrdt reports
     /// every number as a float), objects ignore key order.
-    static func equal(_ a: AnyValue, _ b: AnyValue) -> Bool {
-        switch (a, b) {
-        case (.int, _), (.double, _):
-            guard let x = a.doubleValue, let y = b.doubleValue else { return false }
-            return x == y || (x.isNaN && y.isNaN)
-        case (.array(let x), .array(let y)):
-            return x.count == y.count && zip(x, y).allSatisfy { equal($0, $1) }
-        case (.object(let x), .object(let y)):
-            return x.count == y.count && x.entries.allSatisfy { e in y[e.key].map { equal(e.value, $0) } ?? false }
-        default:
-            return a == b
-        }
-    }
+    static func equal(_ a: AnyValue, _ b: AnyValue) -> Bool { LooseJSON.equal(a, b) }
 }
