@@ -35,7 +35,7 @@ let package = Package(
         // the dependency keeps the CLI module compiled (and checked) with the tests.
         .testTarget(
             name: "AccordCLITests",
-            dependencies: ["AccordCRDT", "accord"],
+            dependencies: ["AccordCRDT", "AccordTesting", "accord"],
             swiftSettings: swiftSettings
         ),
     ],
