@@ -34,7 +34,7 @@ extension Doc {
             clientID = ClientID(UInt32.random(in: .min ... .max))
         }
 
-        if !updateHandlers.isEmpty, let update = updateBytes(of: tr) {
+        if !updateHandlers.isEmpty, let update = store.transactionUpdate(tr) {
             for (_, handler) in updateHandlers { handler(update, tr.origin) }
         }
     }
@@ -51,16 +51,5 @@ extension Doc {
         }
     }
 
-    /// The update v1 of a finished transaction, or nil when it changed nothing.
-    func updateBytes(of tr: TransactionState) -> [UInt8]? {
-        var from: [(ClientIndex, UInt32)] = []
-        for c in 0..<store.clientState.count where store.clientState[c] > tr.before(ClientIndex(c)) {
-            from.append((ClientIndex(c), tr.before(ClientIndex(c))))
-        }
-        guard !from.isEmpty || !tr.deletes.isEmpty else { return nil }
-        var w = ByteWriter()
-        store.writeStructs(from: from, to: &w)
-        tr.deletes.write(to: &w, clientIDs: store.clientIDs)
-        return w.bytes
-    }
+
 }

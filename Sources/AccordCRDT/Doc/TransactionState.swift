@@ -35,11 +35,16 @@ struct TransactionState {
     mutating func reset(origin: Origin?, local: Bool, clientState: [UInt32]) {
         self.origin = origin
         self.local = local
-        beforeState.removeAll(keepingCapacity: true)
-        beforeState.append(contentsOf: clientState)
-        deletes.ranges.removeAll(keepingCapacity: true)
-        changed.removeAll(keepingCapacity: true)
-        mergeStructs.removeAll(keepingCapacity: true)
+        // Element-wise copies and guarded clears: the generic removeAll/append paths
+        // cost more than a keystroke's whole integration.
+        if beforeState.count == clientState.count {
+            for i in clientState.indices { beforeState[i] = clientState[i] }
+        } else {
+            beforeState = clientState
+        }
+        if !deletes.ranges.isEmpty { deletes.ranges.removeAll(keepingCapacity: true) }
+        if !changed.isEmpty { changed.removeAll(keepingCapacity: true) }
+        if !mergeStructs.isEmpty { mergeStructs.removeAll(keepingCapacity: true) }
         needFormattingCleanup = false
     }
 

@@ -17,6 +17,10 @@ public struct ByteWriter: Sendable {
 
     /// Little-endian base-128, 7 bits per byte, 0x80 marks "more follows".
     public mutating func writeVarUInt(_ value: UInt64) {
+        if value < 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value))
+            return
+        }
         var v = value
         while v > 0x7f {
             bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)

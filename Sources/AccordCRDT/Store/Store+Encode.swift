@@ -1,5 +1,21 @@
 /// Writing the store as update v1 (design/yjs-wire-format.md sections 2 and 3.3).
 extension Store {
+    /// The update v1 of a finished transaction, or nil when it changed nothing.
+    ///
+    /// `mutating` only so that the Doc calls it with in-place access to its store: a
+    /// non-mutating call on a class's struct property copies the whole struct first.
+    mutating func transactionUpdate(_ tr: TransactionState) -> [UInt8]? {
+        var from: [(ClientIndex, UInt32)] = []
+        for c in 0..<clientState.count where clientState[c] > tr.before(ClientIndex(c)) {
+            from.append((ClientIndex(c), tr.before(ClientIndex(c))))
+        }
+        guard !from.isEmpty || !tr.deletes.isEmpty else { return nil }
+        var w = ByteWriter()
+        writeStructs(from: from, to: &w)
+        tr.deletes.write(to: &w, clientIDs: clientIDs)
+        return w.bytes
+    }
+
     /// Writes, for each client in `from`, its structs from that clock on (the first one
     /// cut at the offset), clients in descending ID order as Yjs does.
     func writeStructs(from unsorted: [(ClientIndex, UInt32)], to w: inout ByteWriter) {
