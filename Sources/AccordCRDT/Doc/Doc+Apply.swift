@@ -39,8 +39,13 @@ extension Doc {
     }
 
     func integrate(_ update: DecodedUpdate) {
-        var work = StructWork(update.groups)
-        let rest = integrateStructs(&work)
+        let rest: PendingUpdates?
+        if update.groups.count == 1 {
+            rest = integrateSingleClient(update.groups[0])
+        } else {
+            var work = StructWork(update.groups)
+            rest = integrateStructs(&work)
+        }
 
         var retry = false
         if var pending {
@@ -102,6 +107,28 @@ extension Doc {
             cursors[i] += 1
             return lists[i][cursors[i] - 1]
         }
+    }
+
+    /// The common case, one client's structs (every per-transaction update of a single
+    /// writer): integrate in order while nothing is missing, without the bookkeeping of
+    /// the general path, and hand it whatever is left when something is.
+    private func integrateSingleClient(_ group: DecodedUpdate.ClientGroup) -> PendingUpdates? {
+        let structs = group.structs
+        var i = 0
+        while i < structs.count {
+            let s = structs[i]
+            if case .skip = s {
+                i += 1
+                continue
+            }
+            let offset = store.state(of: s.id.client) - s.id.clock
+            guard offset >= 0, missingDependency(s) == nil else { break }
+            if offset < s.length { integrateStruct(s, offset: offset) }
+            i += 1
+        }
+        guard i < structs.count else { return nil }
+        var work = StructWork([DecodedUpdate.ClientGroup(client: group.client, structs: Array(structs[i...]))])
+        return integrateStructs(&work)
     }
 
     /// Yjs's `integrateStructs`: clients from the highest ID down, following missing
