@@ -13,15 +13,29 @@ let package = Package(
     products: [
         .library(name: "AccordCRDT", targets: ["AccordCRDT"]),
         .library(name: "AccordTesting", targets: ["AccordTesting"]),
+        .executable(name: "accord", targets: ["accord"]),
+        .executable(name: "accord-bench", targets: ["accord-bench"]),
     ],
     targets: [
         // Yjs-compatible CRDT engine and wire codecs. Pure Swift, no I/O, toolchain only.
         .target(name: "AccordCRDT", swiftSettings: swiftSettings),
         // Test support that apps can use too: seeded randomness, replica simulation.
         .target(name: "AccordTesting", dependencies: ["AccordCRDT"], swiftSettings: swiftSettings),
+        // Command line: `accord yjs merge|inspect`. Foundation is fine here (files, stdio).
+        .executableTarget(name: "accord", dependencies: ["AccordCRDT"], swiftSettings: swiftSettings),
+        // Benchmarks on the editing traces in shared/traces; JSON lines like scripts/bench_reference.py.
+        .executableTarget(name: "accord-bench", dependencies: ["AccordCRDT"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AccordCRDTTests",
             dependencies: ["AccordCRDT", "AccordTesting"],
+            swiftSettings: swiftSettings
+        ),
+        // Runs the built `accord` binary as a subprocess. `swift build --build-tests` and
+        // `swift test` build every product, so the binary sits beside the test bundle;
+        // the dependency keeps the CLI module compiled (and checked) with the tests.
+        .testTarget(
+            name: "AccordCLITests",
+            dependencies: ["AccordCRDT", "AccordTesting", "accord"],
             swiftSettings: swiftSettings
         ),
     ],

@@ -11,7 +11,7 @@ extension Doc {
         try Self.validate(decoded)
         beginTransaction(origin: origin, local: false)
         defer { endTransaction() }
-        transaction!.local = false
+        transaction.local = false
         integrate(decoded)
     }
 
@@ -39,14 +39,8 @@ extension Doc {
     }
 
     func integrate(_ update: DecodedUpdate) {
-        var refs: [ClientID: [UpdateStruct]] = [:]
-        for group in update.groups where !group.structs.isEmpty {
-            refs[group.client, default: []].append(contentsOf: group.structs)
-        }
-        for (client, list) in refs where list.count > 1 {
-            refs[client] = list.sorted { $0.id.clock < $1.id.clock }
-        }
-        let rest = integrateStructs(refs)
+        var work = StructWork(update.groups)
+        let rest = integrateStructs(&work)
 
         var retry = false
         if var pending {
@@ -63,9 +57,11 @@ extension Doc {
             pending = rest
         }
 
-        var ds = update.deleteSet
-        ds.formUnion(pendingDeleteSet)
-        pendingDeleteSet = applyDeleteSet(ds)
+        if !update.deleteSet.isEmpty || !pendingDeleteSet.isEmpty {
+            var ds = update.deleteSet
+            if !pendingDeleteSet.isEmpty { ds.formUnion(pendingDeleteSet) }
+            pendingDeleteSet = applyDeleteSet(ds)
+        }
 
         if retry, let waiting = pending {
             pending = nil
@@ -73,45 +69,73 @@ extension Doc {
         }
     }
 
+    /// The structs of an update per client (clients ascending, structs by clock), with a
+    /// read cursor per client. Arrays, not dictionaries: an update names few clients.
+    struct StructWork {
+        var clients: [ClientID] = []
+        var lists: [[UpdateStruct]] = []
+        var cursors: [Int] = []
+
+        init(_ groups: [DecodedUpdate.ClientGroup]) {
+            for group in groups where !group.structs.isEmpty {
+                if let i = clients.firstIndex(of: group.client) {
+                    lists[i].append(contentsOf: group.structs)
+                } else {
+                    clients.append(group.client)
+                    lists.append(group.structs)
+                    cursors.append(0)
+                }
+            }
+            for i in lists.indices where !lists[i].isSortedByClock {
+                lists[i].sort { $0.id.clock < $1.id.clock }
+            }
+            if !clients.isSorted {
+                let order = clients.indices.sorted { clients[$0] < clients[$1] }
+                clients = order.map { clients[$0] }
+                lists = order.map { lists[$0] }
+            }
+        }
+
+        func index(of client: ClientID) -> Int? { clients.firstIndex(of: client) }
+        func hasMore(_ i: Int) -> Bool { cursors[i] < lists[i].count }
+        mutating func take(_ i: Int) -> UpdateStruct {
+            cursors[i] += 1
+            return lists[i][cursors[i] - 1]
+        }
+    }
+
     /// Yjs's `integrateStructs`: clients from the highest ID down, following missing
     /// cross-client dependencies with a stack; what cannot be integrated is returned.
-    private func integrateStructs(_ input: [ClientID: [UpdateStruct]]) -> PendingUpdates? {
-        var refs = input
-        var cursor: [ClientID: Int] = [:]
-        var clientOrder = refs.keys.sorted()
+    private func integrateStructs(_ work: inout StructWork) -> PendingUpdates? {
         var rest = PendingUpdates()
         var stack: [UpdateStruct] = []
+        var open = Array(work.clients.indices)  // clients still to process, highest last
 
-        func nextTarget() -> ClientID? {
-            while let c = clientOrder.last {
-                if (cursor[c] ?? 0) < (refs[c]?.count ?? 0) { return c }
-                clientOrder.removeLast()
+        func nextTarget(_ work: StructWork) -> Int? {
+            while let i = open.last {
+                if work.hasMore(i) { return i }
+                open.removeLast()
             }
             return nil
         }
-        func take(_ c: ClientID) -> UpdateStruct {
-            let i = cursor[c] ?? 0
-            cursor[c] = i + 1
-            return refs[c]![i]
-        }
-        func moveStackToRest() {
+        func moveStackToRest(_ work: inout StructWork) {
             for s in stack {
                 let c = s.id.client
-                if let list = refs[c] {
-                    let i = max(0, (cursor[c] ?? 0) - 1)
-                    rest.add(Array(list[i...]), for: c)
-                    refs[c] = nil
-                    cursor[c] = nil
+                if let i = work.index(of: c), work.cursors[i] <= work.lists[i].count, !work.lists[i].isEmpty {
+                    let from = max(0, work.cursors[i] - 1)
+                    if from < work.lists[i].count { rest.add(Array(work.lists[i][from...]), for: c) }
+                    work.lists[i] = []
+                    work.cursors[i] = 0
                 } else {
                     rest.add([s], for: c)
                 }
-                clientOrder.removeAll { $0 == c }
+                open.removeAll { work.clients[$0] == c }
             }
             stack.removeAll()
         }
 
-        guard var target = nextTarget() else { return nil }
-        var head: UpdateStruct? = take(target)
+        guard var target = nextTarget(work) else { return nil }
+        var head: UpdateStruct? = work.take(target)
         while let s = head {
             if case .skip = s {
                 // Nothing to integrate.
@@ -121,30 +145,30 @@ extension Doc {
                 if offset < 0 {
                     stack.append(s)
                     rest.noteMissing(s.id.client, s.id.clock - 1)
-                    moveStackToRest()
+                    moveStackToRest(&work)
                 } else if let missing = missingDependency(s) {
                     stack.append(s)
-                    if let list = refs[missing], (cursor[missing] ?? 0) < list.count {
+                    if let m = work.index(of: missing), work.hasMore(m) {
                         // Also wait for the dependency itself: if that client's structs here
-                        // hit a gap further on, the stack goes pending on that gap, and
-                        // would otherwise not be retried when the dependency arrives.
+                        // hit a gap further on, the stack goes pending on that gap and would
+                        // otherwise not be retried when the dependency arrives.
                         rest.noteMissing(missing, store.state(of: missing))
-                        head = take(missing)
+                        head = work.take(m)
                         continue
                     }
                     rest.noteMissing(missing, store.state(of: missing))
-                    moveStackToRest()
+                    moveStackToRest(&work)
                 } else if offset < s.length {
                     integrateStruct(s, offset: offset)
                 }
             }
             if let popped = stack.popLast() {
                 head = popped
-            } else if (cursor[target] ?? 0) < (refs[target]?.count ?? 0) {
-                head = take(target)
-            } else if let t = nextTarget() {
+            } else if work.hasMore(target) {
+                head = work.take(target)
+            } else if let t = nextTarget(work) {
                 target = t
-                head = take(t)
+                head = work.take(t)
             } else {
                 head = nil
             }
@@ -217,28 +241,11 @@ extension Doc {
             addGC(client: client, clock: clock, length: length)
             return
         }
-        let (kind, a, b) = store.store(item.content)
-        var new = Item(client: client, clock: clock, length: length, kind: kind)
-        new.originClient = originIndex
-        new.originClock = originClock
-        new.rightOriginClient = rightOriginIndex
-        new.rightOriginClock = rightOriginClock
-        new.left = left
-        new.right = right
-        new.parent = parent
-        new.parentSub = parentSub
-        new.a = a
-        new.b = b
-        if kind == .deleted { new.deleted = true }
-        let ref = store.allocate(new)
-        store.integrate(ref, &transaction!)
-        if kind == .type { store.types[Int(a)].item = ref }
-        if kind == .deleted {
-            // Yjs's ContentDeleted.integrate: the range joins the transaction's delete set,
-            // so events (a map key set to already-deleted content is no change), GC and
-            // struct merging treat it as deleted in this transaction.
-            transaction!.deleteSet.add(client: sliced.id.client, clock: sliced.id.clock, length: sliced.length)
-        }
+        store.integrateNewItem(
+            item.content, client: client, clock: clock,
+            origin: originIndex == noClient ? nil : StoreID(client: originIndex, clock: originClock),
+            rightOrigin: rightOriginIndex == noClient ? nil : StoreID(client: rightOriginIndex, clock: rightOriginClock),
+            left: left, right: right, parent: parent, parentSub: parentSub, &transaction)
     }
 
     private func addGC(client: ClientIndex, clock: UInt32, length: UInt32) {
@@ -283,7 +290,7 @@ extension Doc {
                 if end < item.clock + item.length {
                     store.split(ref, at: end - item.clock, position: pos - 1)
                 }
-                store.deleteItem(ref, &transaction!)
+                store.deleteItem(ref, &transaction)
                 clearMarker(of: item.parent)
             }
         }

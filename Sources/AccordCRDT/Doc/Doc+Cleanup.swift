@@ -2,12 +2,12 @@
 /// garbage collection, struct merging, then the update event.
 extension Doc {
     func cleanup(_ tr: inout TransactionState) {
-        tr.deleteSet.normalize()
+        tr.deletes.normalize(clientIDs: store.clientIDs)
         callObservers(&tr)
         if tr.needFormattingCleanup { cleanupFormattingAfterRemote(tr) }
 
-        if gc { store.collectGarbage(tr.deleteSet) }
-        mergeDeleted(tr.deleteSet)
+        if gc, !tr.deletes.isEmpty { store.collectGarbage(tr.deletes) }
+        mergeDeleted(tr.deletes)
         // Merge what this transaction appended, walking each changed client from the end.
         for c in 0..<store.clientState.count {
             let before = tr.before(ClientIndex(c))
@@ -34,42 +34,22 @@ extension Doc {
             clientID = ClientID(UInt32.random(in: .min ... .max))
         }
 
-        if !updateHandlers.isEmpty, let update = updateBytes(of: tr) {
+        if !updateHandlers.isEmpty, let update = store.transactionUpdate(tr) {
             for (_, handler) in updateHandlers { handler(update, tr.origin) }
         }
     }
 
     /// Tries to merge the structs touched by a delete set with their neighbours.
-    private func mergeDeleted(_ ds: DeleteSet) {
-        for (client, ranges) in ds.clients {
-            guard let c = store.clientIndex[client] else { continue }
-            let ci = Int(c)
-            for range in ranges.reversed() {
-                let lastClock = UInt32(range.end - 1)
-                guard let lastPos = store.findIndex(client: c, clock: lastClock) else { continue }
-                var si = min(store.clientStructs[ci].count - 1, lastPos + 1)
-                while si > 0, Int(store.items[Int(store.clientStructs[ci][si])].clock) >= range.clock {
-                    si -= 1 + store.tryMergeWithLefts(client: ci, pos: si)
-                }
+    private func mergeDeleted(_ ds: LocalDeleteSet) {
+        for range in ds.ranges.reversed() {
+            let ci = Int(range.client)
+            guard let lastPos = store.findIndex(client: range.client, clock: range.end - 1) else { continue }
+            var si = min(store.clientStructs[ci].count - 1, lastPos + 1)
+            while si > 0, store.items[Int(store.clientStructs[ci][si])].clock >= range.clock {
+                si -= 1 + store.tryMergeWithLefts(client: ci, pos: si)
             }
         }
     }
 
-    /// The update v1 of a finished transaction, or nil when it changed nothing.
-    func updateBytes(of tr: TransactionState) -> [UInt8]? {
-        var changed = false
-        for c in 0..<store.clientState.count where store.clientState[c] != tr.before(ClientIndex(c)) {
-            changed = true
-            break
-        }
-        guard changed || !tr.deleteSet.isEmpty else { return nil }
-        var w = ByteWriter()
-        var from: [ClientIndex: UInt32] = [:]
-        for c in 0..<store.clientState.count where store.clientState[c] > tr.before(ClientIndex(c)) {
-            from[ClientIndex(c)] = tr.before(ClientIndex(c))
-        }
-        store.writeStructs(from: from, to: &w)
-        tr.deleteSet.write(to: &w)
-        return w.bytes
-    }
+
 }

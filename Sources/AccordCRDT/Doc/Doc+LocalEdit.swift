@@ -1,34 +1,6 @@
 /// Local edits shared by the list and map types: create an item with this replica's
 /// next clock and integrate it.
 extension Doc {
-    /// Integrates a new local item holding `content` between `left` and `right`.
-    @discardableResult
-    func insertLocalItem(_ content: StructContent, type t: Int32, left: ItemRef, right: ItemRef,
-                         parentSub: Int32 = -1, _ tr: inout TransactionState) -> ItemRef {
-        let client = store.intern(client: clientID)
-        let (kind, a, b) = store.store(content)
-        var item = Item(client: client, clock: store.clientState[Int(client)], length: UInt32(content.length), kind: kind)
-        if left != noItem {
-            let l = store.items[Int(left)]
-            item.originClient = l.client
-            item.originClock = l.lastClock
-        }
-        if right != noItem {
-            let r = store.items[Int(right)]
-            item.rightOriginClient = r.client
-            item.rightOriginClock = r.clock
-        }
-        item.left = left
-        item.right = right
-        item.parent = t
-        item.parentSub = parentSub
-        item.a = a
-        item.b = b
-        let ref = store.allocate(item)
-        store.integrate(ref, &tr)
-        return ref
-    }
-
     /// Inserts `contents` (already grouped into items) at visible `index` of a list.
     func listInsert(type t: Int32, at index: Int, _ contents: [StructContent]) throws(AccordError) -> [ItemRef] {
         try checkAlive(t)
@@ -41,7 +13,7 @@ extension Doc {
             var count = 0
             for content in contents {
                 let right = left == noItem ? store.types[Int(t)].start : store.items[Int(left)].right
-                left = insertLocalItem(content, type: t, left: left, right: right, &tr)
+                left = store.insertLocalItem(content, type: t, left: left, right: right, &tr)
                 refs.append(left)
                 count += content.isCountable ? content.length : 0
             }
@@ -81,7 +53,7 @@ extension Doc {
         return try withTransaction { (tr) throws(AccordError) in
             let k = store.intern(key: key)
             let left = store.types[Int(t)].map[k] ?? noItem
-            return insertLocalItem(content, type: t, left: left, right: noItem, parentSub: k, &tr)
+            return store.insertLocalItem(content, type: t, left: left, right: noItem, parentSub: k, &tr)
         }
     }
 

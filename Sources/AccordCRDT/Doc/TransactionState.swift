@@ -1,25 +1,135 @@
 /// Bookkeeping of the transaction in progress.
+///
+/// Its buffers are recycled from one transaction to the next (see ``Doc``), so a
+/// keystroke-sized transaction allocates nothing here.
 struct TransactionState {
     var origin: Origin?
+    /// This replica's interned client: new local items get its next clock.
+    var ownClient: ClientIndex = 0
     /// True for edits made through this document's API, false for applied updates.
     var local: Bool
     /// Each client's state when the transaction began (by client index).
     var beforeState: [UInt32]
-    var deleteSet = DeleteSet()
-    /// Types changed in this transaction, with the keys changed (-1 = the list part).
-    var changed: [Int32: Set<Int32>] = [:]
+    /// What this transaction deleted.
+    var deletes = LocalDeleteSet()
+    /// Types changed in this transaction with the key changed (-1 = the list part);
+    /// may hold duplicates.
+    var changed: [ChangedType] = []
     /// Items whose right neighbour may now be mergeable into them.
     var mergeStructs: [ItemRef] = []
     /// Set when a remote transaction touched a text that has formatting.
     var needFormattingCleanup = false
 
-    init(origin: Origin?, local: Bool, beforeState: [UInt32]) {
+    struct ChangedType: Hashable {
+        var type: Int32
+        var key: Int32
+    }
+
+    init(origin: Origin? = nil, local: Bool = true, beforeState: [UInt32] = []) {
         self.origin = origin
         self.local = local
         self.beforeState = beforeState
     }
 
+    /// Prepares a used state for a new transaction, keeping its buffers' capacity.
+    mutating func reset(origin: Origin?, local: Bool, clientState: [UInt32]) {
+        self.origin = origin
+        self.local = local
+        // Element-wise copies and guarded clears: the generic removeAll/append paths
+        // cost more than a keystroke's whole integration.
+        if beforeState.count == clientState.count {
+            for i in clientState.indices { beforeState[i] = clientState[i] }
+        } else {
+            beforeState = clientState
+        }
+        if !deletes.ranges.isEmpty { deletes.ranges.removeAll(keepingCapacity: true) }
+        if !changed.isEmpty { changed.removeAll(keepingCapacity: true) }
+        if !mergeStructs.isEmpty { mergeStructs.removeAll(keepingCapacity: true) }
+        needFormattingCleanup = false
+    }
+
     func before(_ client: ClientIndex) -> UInt32 {
         Int(client) < beforeState.count ? beforeState[Int(client)] : 0
+    }
+
+    mutating func noteChanged(type: Int32, key: Int32) {
+        let entry = ChangedType(type: type, key: key)
+        if changed.last != entry { changed.append(entry) }
+    }
+
+    /// The changed types with their keys, deduplicated.
+    var changedKeys: [Int32: Set<Int32>] {
+        var out: [Int32: Set<Int32>] = [:]
+        for c in changed { out[c.type, default: []].insert(c.key) }
+        return out
+    }
+}
+
+/// Deleted ranges recorded by a transaction, by interned client.
+struct LocalDeleteSet {
+    struct Range: Equatable {
+        var client: ClientIndex
+        var clock: UInt32
+        var length: UInt32
+        var end: UInt32 { clock + length }
+    }
+
+    var ranges: [Range] = []
+    var isEmpty: Bool { ranges.isEmpty }
+
+    mutating func add(client: ClientIndex, clock: UInt32, length: UInt32) {
+        if let last = ranges.last, last.client == client, last.end == clock {
+            ranges[ranges.count - 1].length += length
+        } else {
+            ranges.append(Range(client: client, clock: clock, length: length))
+        }
+    }
+
+    /// Sorts by client ID descending (the order Yjs writes), then clock, and joins
+    /// overlapping or touching ranges.
+    mutating func normalize(clientIDs: [ClientID]) {
+        guard ranges.count > 1 else { return }
+        ranges.sort { a, b in
+            a.client != b.client ? clientIDs[Int(a.client)] > clientIDs[Int(b.client)] : a.clock < b.clock
+        }
+        var out = 0
+        for i in 1..<ranges.count {
+            let r = ranges[i]
+            if ranges[out].client == r.client, r.clock <= ranges[out].end {
+                ranges[out].length = max(ranges[out].end, r.end) - ranges[out].clock
+            } else {
+                out += 1
+                ranges[out] = r
+            }
+        }
+        ranges.removeSubrange((out + 1)...)
+    }
+
+    func contains(client: ClientIndex, clock: UInt32) -> Bool {
+        ranges.contains { $0.client == client && $0.clock <= clock && clock < $0.end }
+    }
+
+    /// Writes a normalized set as a v1 delete set.
+    func write(to w: inout ByteWriter, clientIDs: [ClientID]) {
+        var clients = 0
+        var previous: ClientIndex? = nil
+        for r in ranges where r.client != previous {
+            clients += 1
+            previous = r.client
+        }
+        w.writeVarUInt(clients)
+        var i = 0
+        while i < ranges.count {
+            let client = ranges[i].client
+            var j = i
+            while j < ranges.count, ranges[j].client == client { j += 1 }
+            w.writeVarUInt(clientIDs[Int(client)])
+            w.writeVarUInt(j - i)
+            for r in ranges[i..<j] {
+                w.writeVarUInt(UInt64(r.clock))
+                w.writeVarUInt(UInt64(r.length))
+            }
+            i = j
+        }
     }
 }

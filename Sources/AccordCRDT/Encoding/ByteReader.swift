@@ -106,6 +106,53 @@ public struct ByteReader: Sendable {
         return s
     }
 
+    /// A length-prefixed UTF-8 string decoded straight to UTF-16 code units (the unit
+    /// of Yjs text), validating as it goes: one pass, one allocation.
+    public mutating func readVarStringUTF16() throws(AccordError) -> [UInt16] {
+        let count = try readCount("string length")
+        let start = position
+        let end = start + count
+        var out: [UInt16] = []
+        out.reserveCapacity(count)
+        var i = start
+        while i < end {
+            let b0 = bytes[i]
+            if b0 < 0x80 {
+                out.append(UInt16(b0))
+                i += 1
+                continue
+            }
+            var scalar: UInt32
+            var need: Int
+            var minimum: UInt32
+            switch b0 {
+            case 0xC2...0xDF: scalar = UInt32(b0 & 0x1F); need = 1; minimum = 0x80
+            case 0xE0...0xEF: scalar = UInt32(b0 & 0x0F); need = 2; minimum = 0x800
+            case 0xF0...0xF4: scalar = UInt32(b0 & 0x07); need = 3; minimum = 0x10000
+            default: throw error("invalid UTF-8 in string")
+            }
+            guard i + need < end else { throw error("invalid UTF-8 in string") }
+            for k in 1...need {
+                let b = bytes[i + k]
+                guard b & 0xC0 == 0x80 else { throw error("invalid UTF-8 in string") }
+                scalar = scalar << 6 | UInt32(b & 0x3F)
+            }
+            guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else {
+                throw error("invalid UTF-8 in string")
+            }
+            if scalar >= 0x10000 {
+                let v = scalar - 0x10000
+                out.append(UInt16(0xD800 + (v >> 10)))
+                out.append(UInt16(0xDC00 + (v & 0x3FF)))
+            } else {
+                out.append(UInt16(scalar))
+            }
+            i += need + 1
+        }
+        position = end
+        return out
+    }
+
     public mutating func readFloat32() throws(AccordError) -> Float {
         Float(bitPattern: UInt32(truncatingIfNeeded: try readBigEndian(width: 4)))
     }

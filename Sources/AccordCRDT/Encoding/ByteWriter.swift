@@ -17,6 +17,10 @@ public struct ByteWriter: Sendable {
 
     /// Little-endian base-128, 7 bits per byte, 0x80 marks "more follows".
     public mutating func writeVarUInt(_ value: UInt64) {
+        if value < 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value))
+            return
+        }
         var v = value
         while v > 0x7f {
             bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
@@ -50,6 +54,68 @@ public struct ByteWriter: Sendable {
         s.withUTF8 { utf8 in
             writeVarUInt(UInt64(utf8.count))
             bytes.append(contentsOf: utf8)
+        }
+    }
+
+    /// `varUint(utf8 count) · utf8` from UTF-16 code units, without building a String.
+    /// A lone surrogate is written as U+FFFD, as JavaScript encoders do.
+    public mutating func writeVarString<C: Collection>(utf16 units: C) where C.Element == UInt16 {
+        var length = 0
+        var it = units.makeIterator()
+        var pending: UInt16? = nil
+        func scalarLength(_ u: UInt32) -> Int { u < 0x80 ? 1 : u < 0x800 ? 2 : u < 0x10000 ? 3 : 4 }
+        // First pass: the UTF-8 length.
+        while let u = pending ?? it.next() {
+            pending = nil
+            if UTF16.isLeadSurrogate(u) {
+                if let next = it.next() {
+                    if UTF16.isTrailSurrogate(next) { length += 4 } else { length += 3; pending = next }
+                } else {
+                    length += 3
+                }
+            } else if UTF16.isTrailSurrogate(u) {
+                length += 3
+            } else {
+                length += scalarLength(UInt32(u))
+            }
+        }
+        writeVarUInt(UInt64(length))
+        bytes.reserveCapacity(bytes.count + length)
+        var it2 = units.makeIterator()
+        pending = nil
+        while let u = pending ?? it2.next() {
+            pending = nil
+            var scalar = UInt32(u)
+            if UTF16.isLeadSurrogate(u) {
+                if let next = it2.next() {
+                    if UTF16.isTrailSurrogate(next) {
+                        scalar = 0x10000 + ((UInt32(u) - 0xD800) << 10) + (UInt32(next) - 0xDC00)
+                    } else {
+                        scalar = 0xFFFD
+                        pending = next
+                    }
+                } else {
+                    scalar = 0xFFFD
+                }
+            } else if UTF16.isTrailSurrogate(u) {
+                scalar = 0xFFFD
+            }
+            switch scalar {
+            case 0..<0x80:
+                bytes.append(UInt8(scalar))
+            case 0x80..<0x800:
+                bytes.append(UInt8(0xC0 | scalar >> 6))
+                bytes.append(UInt8(0x80 | scalar & 0x3F))
+            case 0x800..<0x10000:
+                bytes.append(UInt8(0xE0 | scalar >> 12))
+                bytes.append(UInt8(0x80 | (scalar >> 6) & 0x3F))
+                bytes.append(UInt8(0x80 | scalar & 0x3F))
+            default:
+                bytes.append(UInt8(0xF0 | scalar >> 18))
+                bytes.append(UInt8(0x80 | (scalar >> 12) & 0x3F))
+                bytes.append(UInt8(0x80 | (scalar >> 6) & 0x3F))
+                bytes.append(UInt8(0x80 | scalar & 0x3F))
+            }
         }
     }
 

@@ -32,17 +32,20 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let invalidArgument = ErrorCode(rawValue: "INVALID_ARGUMENT")
     /// A file could not be read or written (command line tools).
     public static let ioError = ErrorCode(rawValue: "IO_ERROR")
-    /// The requested thing is not available (for example a wait that timed out).
-    public static let unavailable = ErrorCode(rawValue: "UNAVAILABLE")
 
     /// Every code defined by AccordCRDT, for golden tests and documentation.
     public static let allCRDTCodes: [ErrorCode] = [
         .malformedUpdate, .malformedMessage, .malformedJSON, .indexOutOfBounds,
-        .typeMismatch, .invalidType, .invalidArgument, .ioError, .unavailable,
+        .typeMismatch, .invalidType, .invalidArgument, .ioError,
     ]
 
     /// Lets `catch ErrorCode.malformedUpdate` match an ``AccordError`` with that code.
     public static func ~= (code: ErrorCode, error: any Error) -> Bool {
         (error as? AccordError)?.code == code
+    }
+
+    /// The same match for typed throws (`throws(AccordError)`).
+    public static func ~= (code: ErrorCode, error: AccordError) -> Bool {
+        error.code == code
     }
 }

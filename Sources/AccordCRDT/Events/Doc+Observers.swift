@@ -3,7 +3,7 @@ extension Doc {
     func callObservers(_ tr: inout TransactionState) {
         // Remote changes to formatted text schedule Yjs's formatting clean-up.
         if !tr.local {
-            for t in tr.changed.keys where store.types[Int(t)].hasFormatting && isTextKind(store.types[Int(t)].kind) {
+            for t in tr.changed.lazy.map(\.type) where store.types[Int(t)].hasFormatting && isTextKind(store.types[Int(t)].kind) {
                 tr.needFormattingCleanup = true
                 break
             }
@@ -14,7 +14,7 @@ extension Doc {
         guard !observed.isEmpty || !deepObserved.isEmpty else { return }
 
         var eventsByAncestor: [Int32: [YEvent]] = [:]
-        for (t, keys) in tr.changed.sorted(by: { $0.key < $1.key }) {
+        for (t, keys) in tr.changedKeys.sorted(by: { $0.key < $1.key }) {
             guard isAlive(t) else { continue }
             let ancestors = ancestorChain(t)
             let wanted = observed.contains(t) || ancestors.contains { deepObserved.contains($0) }
@@ -93,7 +93,7 @@ extension Doc {
     private func adds(_ item: Item, _ tr: TransactionState) -> Bool { item.clock >= tr.before(item.client) }
 
     private func deletes(_ item: Item, _ tr: TransactionState) -> Bool {
-        tr.deleteSet.contains(ID(client: store.clientIDs[Int(item.client)], clock: Int(item.clock)))
+        tr.deletes.contains(client: item.client, clock: item.clock)
     }
 
     func makeEvent(type t: Int32, keys changedKeys: Set<Int32>, _ tr: TransactionState) -> YEvent {

@@ -13,7 +13,8 @@ let noClient: ClientIndex = .max
 /// - `type`: `a` = index in ``Store/types``;
 /// - `deleted`, `gc`: nothing.
 enum ContentKind: UInt8 {
-    case gc, deleted, string, any, json, binary, embed, format, type, doc
+    // Raw values are the wire's content refs (GC structs are written as ref 0).
+    case gc = 0, deleted = 1, json = 2, binary = 3, string = 4, embed = 5, format = 6, type = 7, any = 8, doc = 9
 
     /// Counts toward the parent's length when not deleted.
     var isCountable: Bool { self != .gc && self != .deleted && self != .format }

@@ -1,12 +1,31 @@
 /// Writing the store as update v1 (design/yjs-wire-format.md sections 2 and 3.3).
 extension Store {
+    /// The update v1 of a finished transaction, or nil when it changed nothing.
+    ///
+    /// `mutating` only so that the Doc calls it with in-place access to its store: a
+    /// non-mutating call on a class's struct property copies the whole struct first.
+    mutating func transactionUpdate(_ tr: TransactionState) -> [UInt8]? {
+        var from: [(ClientIndex, UInt32)] = []
+        for c in 0..<clientState.count where clientState[c] > tr.before(ClientIndex(c)) {
+            from.append((ClientIndex(c), tr.before(ClientIndex(c))))
+        }
+        guard !from.isEmpty || !tr.deletes.isEmpty else { return nil }
+        var w = ByteWriter()
+        writeStructs(from: from, to: &w)
+        tr.deletes.write(to: &w, clientIDs: clientIDs)
+        return w.bytes
+    }
+
     /// Writes, for each client in `from`, its structs from that clock on (the first one
     /// cut at the offset), clients in descending ID order as Yjs does.
-    func writeStructs(from: [ClientIndex: UInt32], to w: inout ByteWriter) {
-        let clients = from.keys.sorted { clientIDs[Int($0)] > clientIDs[Int($1)] }
-        w.writeVarUInt(clients.count)
-        for c in clients {
-            let clock = from[c]!
+    func writeStructs(from unsorted: [(ClientIndex, UInt32)], to w: inout ByteWriter) {
+        var from = unsorted
+        if from.count > 1 {
+            let ids = clientIDs
+            from.sort { ids[Int($0.0)] > ids[Int($1.0)] }
+        }
+        w.writeVarUInt(from.count)
+        for (c, clock) in from {
             let structs = clientStructs[Int(c)]
             guard let startPos = findIndex(client: c, clock: clock) else { continue }
             w.writeVarUInt(structs.count - startPos)
@@ -21,11 +40,11 @@ extension Store {
     }
 
     /// For clients whose state exceeds `sv`: the clock to start writing from.
-    func missingClocks(since sv: StateVector) -> [ClientIndex: UInt32] {
-        var from: [ClientIndex: UInt32] = [:]
+    func missingClocks(since sv: StateVector) -> [(ClientIndex, UInt32)] {
+        var from: [(ClientIndex, UInt32)] = []
         for (i, client) in clientIDs.enumerated() {
             let known = UInt32(clamping: sv[client])
-            if clientState[i] > known { from[ClientIndex(i)] = known }
+            if clientState[i] > known { from.append((ClientIndex(i), known)) }
         }
         return from
     }
@@ -36,18 +55,7 @@ extension Store {
             w.writeVarUInt(UInt64(item.length - offset))
             return
         }
-        let ref: UInt8 = switch item.kind {
-        case .deleted: 1
-        case .json: 2
-        case .binary: 3
-        case .string: 4
-        case .embed: 5
-        case .format: 6
-        case .type: 7
-        case .any: 8
-        case .doc: 9
-        case .gc: 0
-        }
+        let ref = item.kind.rawValue
         let hasOrigin = offset > 0 || item.hasOrigin
         var info = ref
         if hasOrigin { info |= 0x80 }
@@ -82,8 +90,7 @@ extension Store {
         switch item.kind {
         case .deleted: w.writeVarUInt(UInt64(item.length - offset))
         case .string:
-            let units = text[(Int(item.a) + o)..<Int(item.a + item.length)]
-            w.writeVarString(String(decoding: units, as: UTF16.self))
+            w.writeVarString(utf16: text[(Int(item.a) + o)..<Int(item.a + item.length)])
         case .any:
             let values = self.values(of: item).dropFirst(o)
             w.writeVarUInt(values.count)

@@ -2,19 +2,16 @@
 extension Store {
     /// Replaces the content of every deleted item in `ds` with a Deleted marker of the
     /// same length; the children of a deleted shared type become GC structs.
-    mutating func collectGarbage(_ ds: DeleteSet) {
-        for (client, ranges) in ds.clients {
-            guard let c = clientIndex[client] else { continue }
-            for range in ranges.reversed() {
-                guard var pos = findIndex(client: c, clock: UInt32(range.clock)) else { continue }
-                let structs = clientStructs[Int(c)]
-                while pos < structs.count {
-                    let ref = structs[pos]
-                    let item = items[Int(ref)]
-                    if Int(item.clock) >= range.end { break }
-                    if item.deleted, !item.keep, item.kind != .gc { collect(ref, parentCollected: false) }
-                    pos += 1
-                }
+    mutating func collectGarbage(_ ds: LocalDeleteSet) {
+        for range in ds.ranges.reversed() {
+            let c = Int(range.client)
+            guard var pos = findIndex(client: range.client, clock: range.clock) else { continue }
+            while pos < clientStructs[c].count {
+                let ref = clientStructs[c][pos]
+                let item = items[Int(ref)]
+                if item.clock >= range.end { break }
+                if item.deleted, !item.keep, item.kind != .gc { collect(ref, parentCollected: false) }
+                pos += 1
             }
         }
     }

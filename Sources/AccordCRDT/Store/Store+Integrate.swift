@@ -112,7 +112,7 @@ extension Store {
         if holder == noItem
             || (items[Int(holder)].clock < tr.before(items[Int(holder)].client) && !items[Int(holder)].deleted)
         {
-            tr.changed[type, default: []].insert(key)
+            tr.noteChanged(type: type, key: key)
         }
     }
 
@@ -131,7 +131,7 @@ extension Store {
                 types[Int(item.parent)].length -= Int(item.length)
             }
             items[i].deleted = true
-            tr.deleteSet.add(client: clientIDs[Int(item.client)], clock: Int(item.clock), length: Int(item.length))
+            tr.deletes.add(client: item.client, clock: item.clock, length: item.length)
             if item.parent >= 0 { addChangedType(item.parent, key: item.parentSub, &tr) }
             if item.kind == .type {
                 let t = Int(item.a)
@@ -141,7 +141,6 @@ extension Store {
                     child = items[Int(child)].right
                 }
                 for (_, valueItem) in types[t].map { work.append(valueItem) }
-                tr.changed[Int32(t)] = nil
             }
         }
     }

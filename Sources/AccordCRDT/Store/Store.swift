@@ -26,8 +26,15 @@ struct Store {
 
     // MARK: Interning
 
+    /// The last client interned: updates name the same client struct after struct.
+    var lastInterned: (id: ClientID, index: ClientIndex) = (.max, noClient)
+
     mutating func intern(client: ClientID) -> ClientIndex {
-        if let i = clientIndex[client] { return i }
+        if lastInterned.id == client, lastInterned.index != noClient { return lastInterned.index }
+        if let i = clientIndex[client] {
+            lastInterned = (client, i)
+            return i
+        }
         let i = ClientIndex(clientIDs.count)
         clientIDs.append(client)
         clientIndex[client] = i
@@ -45,6 +52,7 @@ struct Store {
     }
 
     func state(of client: ClientID) -> Int {
+        if lastInterned.id == client, lastInterned.index != noClient { return Int(clientState[Int(lastInterned.index)]) }
         guard let c = clientIndex[client] else { return 0 }
         return Int(clientState[Int(c)])
     }

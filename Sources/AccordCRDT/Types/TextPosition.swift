@@ -8,19 +8,22 @@ struct TextPosition {
     /// Attributes in effect at the cursor (keys whose value is null are absent).
     var attributes: OrderedObject
 
-    /// Steps over `right`: a live Format item updates the attributes, live content
-    /// advances the index.
-    mutating func forward(_ store: Store) {
-        let item = store.items[Int(right)]
+}
+
+extension Store {
+    /// Steps `pos` over its right item: a live Format item updates the attributes,
+    /// live content advances the index.
+    func forward(_ pos: inout TextPosition) {
+        let item = items[Int(pos.right)]
         if !item.deleted {
-            if let (key, value) = store.formatPair(of: item) {
-                attributes.apply(key: key, value: value)
+            if let (key, value) = formatPair(of: item) {
+                pos.attributes.apply(key: key, value: value)
             } else if item.isCountable {
-                index += Int(item.length)
+                pos.index += Int(item.length)
             }
         }
-        left = right
-        right = item.right
+        pos.left = pos.right
+        pos.right = item.right
     }
 }
 

@@ -7,16 +7,7 @@ public struct YArray {
     public var count: Int { doc.store.types[Int(type)].length }
 
     /// Every element in order.
-    public var elements: [YValue] {
-        var out: [YValue] = []
-        var ref = doc.store.types[Int(type)].start
-        while ref != noItem {
-            let item = doc.store.items[Int(ref)]
-            if !item.deleted, item.isCountable { out.append(contentsOf: doc.values(of: ref)) }
-            ref = item.right
-        }
-        return out
-    }
+    public var elements: [YValue] { doc.listValues(type: type) }
 
     /// The element at `index`.
     /// - Throws: ``ErrorCode/indexOutOfBounds``.
@@ -60,7 +51,9 @@ public struct YArray {
     }
 
     /// The JSON view of the array and everything nested in it.
-    public var json: AnyValue { .array(elements.map(\.json)) }
+    public var json: AnyValue { json(depth: 0) }
+
+    func json(depth: Int) -> AnyValue { .array(elements.map { $0.json(depth: depth) }) }
 
     public func observe(_ handler: @escaping (YEvent) -> Void) -> Subscription {
         doc.addObserver(type: type, handler)

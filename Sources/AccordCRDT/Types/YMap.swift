@@ -67,8 +67,10 @@ public struct YMap {
     }
 
     /// The JSON view of the map and everything nested in it.
-    public var json: AnyValue {
-        .object(OrderedObject(entries.map { ($0.key, $0.value.json) }))
+    public var json: AnyValue { json(depth: 0) }
+
+    func json(depth: Int) -> AnyValue {
+        .object(OrderedObject(entries.map { ($0.key, $0.value.json(depth: depth)) }))
     }
 
     /// Calls `handler` after each transaction that changed this map's keys.

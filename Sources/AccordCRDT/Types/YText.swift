@@ -49,8 +49,8 @@ public struct YText {
     private func insertContent(_ index: Int, _ content: StructContent, attributes: OrderedObject?) throws(AccordError) {
         try checkRange(index, 0)
         try doc.withTransaction { tr in
-            var pos = doc.textPosition(type: type, index: index)
-            doc.insertText(type: type, &pos, content, attributes: attributes, &tr)
+            var pos = doc.store.textPosition(type: type, index: index)
+            doc.store.insertText(type: type, &pos, content, attributes: attributes, &tr)
             doc.store.markerInserted(type: type, at: index, count: content.length)
         }
     }
@@ -60,8 +60,8 @@ public struct YText {
         try checkRange(index, count)
         guard count > 0 else { return }
         try doc.withTransaction { tr in
-            var pos = doc.textPosition(type: type, index: index)
-            doc.deleteText(type: type, &pos, length: count, &tr)
+            var pos = doc.store.textPosition(type: type, index: index)
+            doc.store.deleteText(type: type, &pos, length: count, &tr)
             doc.store.markerDeleted(type: type, at: index, count: count)
         }
     }
@@ -71,9 +71,9 @@ public struct YText {
         try checkRange(index, count)
         guard count > 0 else { return }
         try doc.withTransaction { tr in
-            var pos = doc.textPosition(type: type, index: index)
+            var pos = doc.store.textPosition(type: type, index: index)
             guard pos.right != noItem else { return }
-            doc.formatText(type: type, &pos, length: count, attributes, &tr)
+            doc.store.formatText(type: type, &pos, length: count, attributes, &tr)
         }
     }
 
@@ -94,11 +94,11 @@ public struct YText {
                     case .type, .values:
                         throw AccordError(.invalidArgument, "a text delta can insert text and embeds only")
                     }
-                    doc.insertText(type: type, &pos, wire, attributes: attributes ?? [:], &tr)
+                    doc.store.insertText(type: type, &pos, wire, attributes: attributes ?? [:], &tr)
                 case .retain(let n, let attributes):
-                    doc.formatText(type: type, &pos, length: n, attributes ?? [:], &tr)
+                    doc.store.formatText(type: type, &pos, length: n, attributes ?? [:], &tr)
                 case .delete(let n):
-                    doc.deleteText(type: type, &pos, length: n, &tr)
+                    doc.store.deleteText(type: type, &pos, length: n, &tr)
                 }
             }
             doc.store.types[Int(type)].clearMarker()

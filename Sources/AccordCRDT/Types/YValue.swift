@@ -10,14 +10,21 @@ public enum YValue {
     case subdocument(guid: String)
 
     /// The JSON view: nested types become strings, objects and arrays.
-    public var json: AnyValue {
+    public var json: AnyValue { json(depth: 0) }
+
+    /// Views nest as deep as the types do, and an update can nest types arbitrarily
+    /// deep: past this depth a view shows `null` instead of exhausting the stack.
+    static let maxViewDepth = 256
+
+    func json(depth: Int) -> AnyValue {
+        guard depth < Self.maxViewDepth else { return .null }
         switch self {
-        case .value(let v): v
-        case .text(let t): .string(t.string)
-        case .map(let m): m.json
-        case .array(let a): a.json
-        case .xml(let x): .string(x.xmlString)
-        case .subdocument(let guid): .object(["guid": .string(guid)])
+        case .value(let v): return v
+        case .text(let t): return .string(t.string)
+        case .map(let m): return m.json(depth: depth + 1)
+        case .array(let a): return a.json(depth: depth + 1)
+        case .xml(let x): return .string(x.xmlString(depth: depth + 1))
+        case .subdocument(let guid): return .object(["guid": .string(guid)])
         }
     }
 
@@ -36,6 +43,18 @@ extension Doc {
         case .map: .map(YMap(doc: self, type: t))
         case .xmlText, .xmlElement, .xmlFragment, .xmlHook, .other, nil: .xml(YXml(doc: self, type: t))
         }
+    }
+
+    /// Every visible element of a type's list part, in order.
+    func listValues(type t: Int32) -> [YValue] {
+        var out: [YValue] = []
+        var ref = store.types[Int(t)].start
+        while ref != noItem {
+            let item = store.items[Int(ref)]
+            if !item.deleted, item.isCountable { out.append(contentsOf: values(of: ref)) }
+            ref = item.right
+        }
+        return out
     }
 
     /// The values held by a countable item, in order.

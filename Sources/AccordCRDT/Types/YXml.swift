@@ -19,24 +19,18 @@ public struct YXml {
     }
 
     /// Child nodes (or, for XML text, the content items) in order.
-    public var children: [YValue] {
-        var out: [YValue] = []
-        var ref = doc.store.types[Int(type)].start
-        while ref != noItem {
-            let item = doc.store.items[Int(ref)]
-            if !item.deleted, item.isCountable { out.append(contentsOf: doc.values(of: ref)) }
-            ref = item.right
-        }
-        return out
-    }
+    public var children: [YValue] { doc.listValues(type: type) }
 
     /// The node as XML text, the way Yjs's `toString()` writes it.
-    public var xmlString: String {
+    public var xmlString: String { xmlString(depth: 0) }
+
+    func xmlString(depth: Int) -> String {
+        guard depth < YValue.maxViewDepth else { return "" }
         switch kind {
         case .xmlElement(let name):
             let attrs = attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\"\(Self.plain($0.value))\"" }
             let lower = name.lowercased()
-            return "<\(lower)\(attrs.isEmpty ? "" : " " + attrs.joined(separator: " "))>\(childrenString)</\(lower)>"
+            return "<\(lower)\(attrs.isEmpty ? "" : " " + attrs.joined(separator: " "))>\(childrenString(depth: depth))</\(lower)>"
         case .xmlText:
             return YText(doc: doc, type: type).delta.map { op -> String in
                 guard case .insert(let content, let attributes) = op else { return "" }
@@ -44,7 +38,7 @@ public struct YXml {
                 switch content {
                 case .text(let s): inner = s
                 case .embed(let v): inner = Self.plain(v)
-                case .type(let t): inner = t.json.stringValue ?? ""
+                case .type(let t): inner = t.json(depth: depth + 1).stringValue ?? ""
                 case .values: inner = ""
                 }
                 let nodes = (attributes ?? [:]).entries.sorted { $0.key < $1.key }
@@ -61,16 +55,16 @@ public struct YXml {
                 return s
             }.joined()
         default:
-            return childrenString
+            return childrenString(depth: depth)
         }
     }
 
-    private var childrenString: String {
+    private func childrenString(depth: Int) -> String {
         children.map { child -> String in
             switch child {
-            case .xml(let x): x.xmlString
+            case .xml(let x): x.xmlString(depth: depth + 1)
             case .text(let t): t.string
-            default: Self.plain(child.json)
+            default: Self.plain(child.json(depth: depth + 1))
             }
         }.joined()
     }

@@ -79,7 +79,7 @@ public enum StructContent: Hashable, Sendable {
         case .any(let v): return .any(Array(v[offset...]))
         case .string(let s):
             var right = Array(s[offset...])
-            if UTF16.isTrailSurrogate(s[offset]), UTF16.isLeadSurrogate(s[offset - 1]) { right[0] = 0xFFFD }
+            if offset < s.count, UTF16.isTrailSurrogate(s[offset]), UTF16.isLeadSurrogate(s[offset - 1]) { right[0] = 0xFFFD }
             return .string(right)
         default: return self
         }
@@ -93,7 +93,7 @@ public enum StructContent: Hashable, Sendable {
         case .any(let v): return .any(Array(v[..<count]))
         case .string(let s):
             var left = Array(s[..<count])
-            if count < s.count, UTF16.isLeadSurrogate(s[count - 1]), UTF16.isTrailSurrogate(s[count]) {
+            if count > 0, count < s.count, UTF16.isLeadSurrogate(s[count - 1]), UTF16.isTrailSurrogate(s[count]) {
                 left[count - 1] = 0xFFFD
             }
             return .string(left)
@@ -108,7 +108,7 @@ public enum StructContent: Hashable, Sendable {
             w.writeVarUInt(values.count)
             for v in values { w.writeVarString(v.jsonText) }
         case .binary(let b): w.writeVarBytes(b)
-        case .string(let s): w.writeVarString(String(decoding: s, as: UTF16.self))
+        case .string(let s): w.writeVarString(utf16: s)
         case .embed(let v): w.writeVarString(v.jsonText)
         case .format(let key, let value):
             w.writeVarString(key)
@@ -143,9 +143,9 @@ public enum StructContent: Hashable, Sendable {
             return .json(values)
         case 3: return .binary(try r.readVarBytes())
         case 4:
-            let s = try r.readVarString()
-            guard !s.isEmpty else { throw r.error("empty string content") }
-            return .string(Array(s.utf16))
+            let units = try r.readVarStringUTF16()
+            guard !units.isEmpty else { throw r.error("empty string content") }
+            return .string(units)
         case 5: return .embed(try parseJSON(try r.readVarString(), r))
         case 6:
             let key = try r.readVarString()

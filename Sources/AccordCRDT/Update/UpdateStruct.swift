@@ -205,3 +205,20 @@ public struct DecodedUpdate: Hashable, Sendable {
         return w.bytes
     }
 }
+
+extension Array where Element == UpdateStruct {
+    /// Whether the structs are in clock order (they are, in any update a peer wrote).
+    var isSortedByClock: Bool {
+        guard count > 1 else { return true }
+        for i in 1..<count where self[i - 1].id.clock > self[i].id.clock { return false }
+        return true
+    }
+}
+
+extension Array where Element == ClientID {
+    var isSorted: Bool {
+        guard count > 1 else { return true }
+        for i in 1..<count where self[i - 1] > self[i] { return false }
+        return true
+    }
+}

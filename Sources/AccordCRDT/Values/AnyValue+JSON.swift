@@ -48,40 +48,47 @@ extension AnyValue {
         }
     }
 
-    /// JavaScript number formatting for the common cases: integral values without a
-    /// fraction, NaN/Infinity as `null` (JSON has no such numbers), exponents as `1e-7`.
+    /// JavaScript's `Number.prototype.toString` for doubles (ECMA-262 Number::toString):
+    /// the shortest round-trip digits, laid out by JS's rules (`1e+21`, `1e-7`,
+    /// `0.00001`, `1152921504606847000`). NaN and infinities become `null`, as in JSON.
     static func jsNumberText(_ d: Double) -> String {
         if !d.isFinite { return "null" }
         if d == 0 { return "0" }
-        if d.rounded(.towardZero) == d, d.magnitude < 1e21 {
-            // Exact below 2^53. Above it JavaScript writes the shortest round-trip digits
-            // padded with zeros (2.5e20 is "250000000000000000000"); Int64(d) would trap
-            // from 2^63 on.
-            return d.magnitude < 0x1p53 ? String(Int64(d)) : integerText(d)
+        if d.rounded(.towardZero) == d, d.magnitude < 9_007_199_254_740_992 { return String(Int64(d)) }
+        // Swift's description also prints the shortest round-trip digits; take them apart.
+        let text = d.magnitude.description  // "1.2345e+20", "123.45", "1e-07"
+        var mantissa = Substring(text)
+        var exponent = 0
+        if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+            mantissa = text[..<e]
+            exponent = Int(text[text.index(after: e)...]) ?? 0
         }
-        var s = d.description
-        if let e = s.firstIndex(of: "e") {
-            // Swift writes 1e-07; JavaScript writes 1e-7 and 1e+21.
-            var mantissa = String(s[..<e])
-            if mantissa.hasSuffix(".0") { mantissa.removeLast(2) }
-            var exponent = String(s[s.index(after: e)...])
-            var sign = "+"
-            if exponent.hasPrefix("-") { sign = "-"; exponent.removeFirst() }
-            else if exponent.hasPrefix("+") { exponent.removeFirst() }
-            while exponent.count > 1 && exponent.hasPrefix("0") { exponent.removeFirst() }
-            s = mantissa + "e" + sign + exponent
+        var digits: String
+        var pointAt: Int
+        if let dot = mantissa.firstIndex(of: ".") {
+            digits = String(mantissa[..<dot]) + mantissa[mantissa.index(after: dot)...]
+            pointAt = mantissa.distance(from: mantissa.startIndex, to: dot)
+        } else {
+            digits = String(mantissa)
+            pointAt = digits.count
         }
-        return s
-    }
-
-    /// An integral double of magnitude 2^53 ... 1e21 the way JavaScript prints it.
-    private static func integerText(_ d: Double) -> String {
-        let text = d.magnitude.description  // "2.5e+20": Swift's shortest round-trip digits
-        guard let e = text.firstIndex(of: "e"), let exponent = Int(text[text.index(after: e)...]) else {
-            return (d < 0 ? "-" : "") + (text.hasSuffix(".0") ? String(text.dropLast(2)) : text)
+        while digits.count > 1, digits.first == "0" { digits.removeFirst(); pointAt -= 1 }
+        while digits.count > 1, digits.last == "0" { digits.removeLast() }
+        let k = digits.count
+        let n = pointAt + exponent  // value = 0.digits × 10^n
+        var out = d < 0 ? "-" : ""
+        if k <= n && n <= 21 {
+            out += digits + String(repeating: "0", count: n - k)
+        } else if 0 < n && n <= 21 {
+            out += digits.prefix(n) + "." + digits.dropFirst(n)
+        } else if -6 < n && n <= 0 {
+            out += "0." + String(repeating: "0", count: -n) + digits
+        } else {
+            out += String(digits.prefix(1))
+            if k > 1 { out += "." + digits.dropFirst() }
+            out += "e" + (n - 1 >= 0 ? "+" : "-") + String(abs(n - 1))
         }
-        let digits = text[..<e].filter { $0 != "." }
-        return (d < 0 ? "-" : "") + digits + String(repeating: "0", count: max(0, exponent - (digits.count - 1)))
+        return out
     }
 
     static func writeJSONString(_ s: String, to out: inout String) {

@@ -2,21 +2,9 @@ import Foundation
 import AccordCRDT
 import AccordTesting
 
-/// Locates `shared/` (golden vectors and traces): `$ACCORD_SHARED`, else `../shared`
-/// beside the repository checkout.
+/// The golden vectors and traces in `shared/` (located by ``SharedDirectory``).
 enum SharedFixtures {
-    static var directory: URL {
-        if let env = ProcessInfo.processInfo.environment["ACCORD_SHARED"], !env.isEmpty {
-            return URL(fileURLWithPath: env)
-        }
-        // This file is Tests/AccordCRDTTests/Support/SharedFixtures.swift inside the repo.
-        return URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared")
-    }
-
-    static func url(_ relative: String) -> URL { directory.appendingPathComponent(relative) }
+    static func url(_ relative: String) -> URL { SharedDirectory.file(relative) }
 
     /// `design/vectors/vectors.json`, parsed with Foundation.
     /// Parsed afresh on each call: Foundation's JSON objects are not `Sendable`.

@@ -1,18 +1,22 @@
 /// Rich-text editing, following Yjs's YText algorithms so that the items (and so the
 /// bytes) match what a Yjs peer makes (design/yjs-wire-format.md section 4.5).
-extension Doc {
+///
+/// These are `Store` methods so that a whole edit runs inside one access to the
+/// document's store: calling non-mutating methods on a class's struct property makes
+/// Swift copy the struct (and retain every buffer in it) per call.
+extension Store {
     /// The position before visible unit `index`: right after the content item that
     /// ends there, with the attributes in effect.
-    func textPosition(type t: Int32, index: Int) -> TextPosition {
-        let left = store.itemEnding(at: index, type: t)
-        let right = left == noItem ? store.types[Int(t)].start : store.items[Int(left)].right
+    mutating func textPosition(type t: Int32, index: Int) -> TextPosition {
+        let left = itemEnding(at: index, type: t)
+        let right = left == noItem ? types[Int(t)].start : items[Int(left)].right
         var attributes = OrderedObject()
-        if store.types[Int(t)].hasFormatting, left != noItem {
+        if types[Int(t)].hasFormatting, left != noItem {
             // Walk from the start: every live Format item left of the cursor applies.
-            var ref = store.types[Int(t)].start
+            var ref = types[Int(t)].start
             while ref != right {
-                let item = store.items[Int(ref)]
-                if !item.deleted, let (k, v) = store.formatPair(of: item) { attributes.apply(key: k, value: v) }
+                let item = items[Int(ref)]
+                if !item.deleted, let (k, v) = formatPair(of: item) { attributes.apply(key: k, value: v) }
                 ref = item.right
             }
         }
@@ -20,7 +24,7 @@ extension Doc {
     }
 
     /// Inserts text or an embed at `pos` with `attributes` (nil: inherit what is in effect).
-    func insertText(type t: Int32, _ pos: inout TextPosition, _ content: StructContent,
+    mutating func insertText(type t: Int32, _ pos: inout TextPosition, _ content: StructContent,
                     attributes given: OrderedObject?, _ tr: inout TransactionState) {
         var attributes = given ?? pos.attributes
         for (key, _) in pos.attributes where attributes[key] == nil { attributes[key] = .null }
@@ -28,18 +32,18 @@ extension Doc {
         var negated = insertAttributes(type: t, &pos, attributes, &tr)
         let ref = insertLocalItem(content, type: t, left: pos.left, right: pos.right, &tr)
         pos.right = ref
-        pos.forward(store)
+        forward(&pos)
         insertNegatedAttributes(type: t, &pos, &negated, &tr)
     }
 
     /// Moves right over deleted items and Format items that already say what we want.
-    func minimizeAttributeChanges(_ pos: inout TextPosition, _ attributes: OrderedObject) {
+    mutating func minimizeAttributeChanges(_ pos: inout TextPosition, _ attributes: OrderedObject) {
         while pos.right != noItem {
-            let item = store.items[Int(pos.right)]
+            let item = items[Int(pos.right)]
             if item.deleted {
-                pos.forward(store)
-            } else if let (k, v) = store.formatPair(of: item), attributesEqual(attributes[k], v) {
-                pos.forward(store)
+                forward(&pos)
+            } else if let (k, v) = formatPair(of: item), attributesEqual(attributes[k], v) {
+                forward(&pos)
             } else {
                 break
             }
@@ -48,7 +52,7 @@ extension Doc {
 
     /// Inserts a Format item for each attribute that differs from what is in effect;
     /// returns the previous values, to be restored after the content.
-    func insertAttributes(type t: Int32, _ pos: inout TextPosition, _ attributes: OrderedObject,
+    mutating func insertAttributes(type t: Int32, _ pos: inout TextPosition, _ attributes: OrderedObject,
                           _ tr: inout TransactionState) -> OrderedObject {
         var negated = OrderedObject()
         for (key, value) in attributes {
@@ -57,7 +61,7 @@ extension Doc {
                 negated[key] = current
                 let ref = insertLocalItem(.format(key: key, value: value), type: t, left: pos.left, right: pos.right, &tr)
                 pos.right = ref
-                pos.forward(store)
+                forward(&pos)
             }
         }
         return negated
@@ -65,15 +69,15 @@ extension Doc {
 
     /// Restores the attributes `negated` after inserted content, unless a Format item
     /// right there already does.
-    func insertNegatedAttributes(type t: Int32, _ pos: inout TextPosition, _ negated: inout OrderedObject,
+    mutating func insertNegatedAttributes(type t: Int32, _ pos: inout TextPosition, _ negated: inout OrderedObject,
                                  _ tr: inout TransactionState) {
         while pos.right != noItem {
-            let item = store.items[Int(pos.right)]
+            let item = items[Int(pos.right)]
             if item.deleted {
-                pos.forward(store)
-            } else if let (k, v) = store.formatPair(of: item), attributesEqual(negated[k], v) {
+                forward(&pos)
+            } else if let (k, v) = formatPair(of: item), attributesEqual(negated[k], v) {
                 negated[k] = nil
-                pos.forward(store)
+                forward(&pos)
             } else {
                 break
             }
@@ -81,22 +85,22 @@ extension Doc {
         for (key, value) in negated {
             let ref = insertLocalItem(.format(key: key, value: value), type: t, left: pos.left, right: pos.right, &tr)
             pos.right = ref
-            pos.forward(store)
+            forward(&pos)
         }
     }
 
     /// Applies `attributes` to `length` units from `pos` (Yjs `formatText`).
-    func formatText(type t: Int32, _ pos: inout TextPosition, length: Int, _ attributes: OrderedObject,
+    mutating func formatText(type t: Int32, _ pos: inout TextPosition, length: Int, _ attributes: OrderedObject,
                     _ tr: inout TransactionState) {
         var remaining = length
         minimizeAttributeChanges(&pos, attributes)
         var negated = insertAttributes(type: t, &pos, attributes, &tr)
         loop: while pos.right != noItem {
-            let item = store.items[Int(pos.right)]
+            let item = items[Int(pos.right)]
             let isFormatOrDeleted = item.deleted || item.kind == .format
             guard remaining > 0 || (negated.count > 0 && isFormatOrDeleted) else { break }
             if !item.deleted {
-                if let (key, value) = store.formatPair(of: item) {
+                if let (key, value) = formatPair(of: item) {
                     if let wanted = attributes[key] {
                         if attributesEqual(wanted, value) {
                             negated[key] = nil
@@ -104,43 +108,43 @@ extension Doc {
                             if remaining == 0 { break loop }
                             negated[key] = value
                         }
-                        store.deleteItem(pos.right, &tr)
+                        deleteItem(pos.right, &tr)
                     } else {
                         pos.attributes[key] = value
                     }
                 } else if item.isCountable {
-                    if remaining < Int(item.length) { store.split(pos.right, at: UInt32(remaining)) }
-                    remaining -= Int(store.items[Int(pos.right)].length)
+                    if remaining < Int(item.length) { split(pos.right, at: UInt32(remaining)) }
+                    remaining -= Int(items[Int(pos.right)].length)
                 }
             }
-            pos.forward(store)
+            forward(&pos)
         }
         if remaining > 0 {
             // Quill expects a trailing newline: formatting past the end appends newlines.
             let newlines = [UInt16](repeating: 0x0A, count: remaining)
             let ref = insertLocalItem(.string(newlines), type: t, left: pos.left, right: pos.right, &tr)
             pos.right = ref
-            pos.forward(store)
+            forward(&pos)
         }
         insertNegatedAttributes(type: t, &pos, &negated, &tr)
     }
 
     /// Deletes `length` visible units from `pos`, then removes Format items made
     /// redundant by the deletion (Yjs `deleteText` + `cleanupFormattingGap`).
-    func deleteText(type t: Int32, _ pos: inout TextPosition, length: Int, _ tr: inout TransactionState) {
+    mutating func deleteText(type t: Int32, _ pos: inout TextPosition, length: Int, _ tr: inout TransactionState) {
         var remaining = length
         let startAttributes = pos.attributes
         let start = pos.right
         while remaining > 0, pos.right != noItem {
-            let item = store.items[Int(pos.right)]
+            let item = items[Int(pos.right)]
             if !item.deleted, item.isCountable {
-                if remaining < Int(item.length) { store.split(pos.right, at: UInt32(remaining)) }
-                remaining -= Int(store.items[Int(pos.right)].length)
-                store.deleteItem(pos.right, &tr)
+                if remaining < Int(item.length) { split(pos.right, at: UInt32(remaining)) }
+                remaining -= Int(items[Int(pos.right)].length)
+                deleteItem(pos.right, &tr)
             }
-            pos.forward(store)
+            forward(&pos)
         }
-        if start != noItem, store.types[Int(t)].hasFormatting {
+        if start != noItem, types[Int(t)].hasFormatting {
             var current = pos.attributes
             cleanupFormattingGap(start: start, end: pos.right, startAttributes: startAttributes, current: &current, &tr)
             pos.attributes = current
@@ -150,14 +154,14 @@ extension Doc {
     /// Deletes Format items between `start` and the next live content that are either
     /// overridden later in the gap or set a value already in effect.
     @discardableResult
-    func cleanupFormattingGap(start startRef: ItemRef, end curr: ItemRef, startAttributes: OrderedObject,
+    mutating func cleanupFormattingGap(start startRef: ItemRef, end curr: ItemRef, startAttributes: OrderedObject,
                               current: inout OrderedObject, _ tr: inout TransactionState) -> Int {
         var end = startRef
         var endFormats: [String: ItemRef] = [:]
         while end != noItem {
-            let item = store.items[Int(end)]
+            let item = items[Int(end)]
             guard !item.isCountable || item.deleted else { break }
-            if !item.deleted, let (k, _) = store.formatPair(of: item) { endFormats[k] = end }
+            if !item.deleted, let (k, _) = formatPair(of: item) { endFormats[k] = end }
             end = item.right
         }
         var cleanups = 0
@@ -165,92 +169,53 @@ extension Doc {
         var ref = startRef
         while ref != end {
             if ref == curr { reachedCurr = true }
-            let item = store.items[Int(ref)]
-            if !item.deleted, let (key, value) = store.formatPair(of: item) {
+            let item = items[Int(ref)]
+            if !item.deleted, let (key, value) = formatPair(of: item) {
                 let startValue = startAttributes[key] ?? .null
                 if endFormats[key] != ref || attributesIdentical(startValue, value) {
-                    store.deleteItem(ref, &tr)
+                    deleteItem(ref, &tr)
                     cleanups += 1
                     if !reachedCurr, attributesIdentical(current[key], value), !attributesIdentical(startValue, value) {
                         current.apply(key: key, value: startValue)
                     }
                 }
-                if !reachedCurr, !store.items[Int(ref)].deleted { current.apply(key: key, value: value) }
+                if !reachedCurr, !items[Int(ref)].deleted { current.apply(key: key, value: value) }
             }
-            ref = store.items[Int(ref)].right
+            ref = items[Int(ref)].right
         }
         return cleanups
     }
 
-    /// After a remote transaction touched formatted text: drop duplicate Format items
-    /// (Yjs `cleanupYTextAfterTransaction`). Runs as a new local transaction.
-    func cleanupFormattingAfterRemote(_ finished: TransactionState) {
-        var needFullCleanup = Set<Int32>()
-        for c in 0..<store.clientState.count {
-            let before = finished.before(ClientIndex(c))
-            let after = store.clientState[c]
-            guard after > before, var pos = store.findIndex(client: ClientIndex(c), clock: before) else { continue }
-            let structs = store.clientStructs[c]
-            while pos < structs.count {
-                let item = store.items[Int(structs[pos])]
-                if !item.deleted, item.kind == .format { needFullCleanup.insert(item.parent) }
-                pos += 1
-            }
-        }
-        beginTransaction(origin: nil, local: true)
-        defer { endTransaction() }
-        for (client, ranges) in finished.deleteSet.clients {
-            guard let c = store.clientIndex[client] else { continue }
-            for range in ranges {
-                guard var pos = store.findIndex(client: c, clock: UInt32(range.clock)) else { continue }
-                while pos < store.clientStructs[Int(c)].count {
-                    let ref = store.clientStructs[Int(c)][pos]
-                    let item = store.items[Int(ref)]
-                    if Int(item.clock) >= range.end { break }
-                    pos += 1
-                    guard item.kind != .gc, item.parent >= 0, store.types[Int(item.parent)].hasFormatting,
-                          !needFullCleanup.contains(item.parent) else { continue }
-                    if item.kind == .format {
-                        needFullCleanup.insert(item.parent)
-                    } else {
-                        cleanupContextlessGap(around: ref, &transaction!)
-                    }
-                }
-            }
-        }
-        for t in needFullCleanup.sorted() { cleanupTextFormatting(type: t, &transaction!) }
-    }
-
     /// Around a deleted content item: keep only the Format item nearest the following
     /// content for each key.
-    func cleanupContextlessGap(around start: ItemRef, _ tr: inout TransactionState) {
+    mutating func cleanupContextlessGap(around start: ItemRef, _ tr: inout TransactionState) {
         var ref = start
         while ref != noItem {
-            let right = store.items[Int(ref)].right
-            guard right != noItem, store.items[Int(right)].deleted || !store.items[Int(right)].isCountable else { break }
+            let right = items[Int(ref)].right
+            guard right != noItem, items[Int(right)].deleted || !items[Int(right)].isCountable else { break }
             ref = right
         }
         var seen = Set<String>()
         while ref != noItem {
-            let item = store.items[Int(ref)]
+            let item = items[Int(ref)]
             guard item.deleted || !item.isCountable else { break }
-            if !item.deleted, let (k, _) = store.formatPair(of: item) {
-                if seen.contains(k) { store.deleteItem(ref, &tr) } else { seen.insert(k) }
+            if !item.deleted, let (k, _) = formatPair(of: item) {
+                if seen.contains(k) { deleteItem(ref, &tr) } else { seen.insert(k) }
             }
             ref = item.left
         }
     }
 
     /// Re-scans a whole text and removes redundant Format items (Yjs `cleanupYTextFormatting`).
-    func cleanupTextFormatting(type t: Int32, _ tr: inout TransactionState) {
-        var start = store.types[Int(t)].start
+    mutating func cleanupTextFormatting(type t: Int32, _ tr: inout TransactionState) {
+        var start = types[Int(t)].start
         var end = start
         var startAttributes = OrderedObject()
         var current = OrderedObject()
         while end != noItem {
-            let item = store.items[Int(end)]
+            let item = items[Int(end)]
             if !item.deleted {
-                if let (k, v) = store.formatPair(of: item) {
+                if let (k, v) = formatPair(of: item) {
                     current.apply(key: k, value: v)
                 } else {
                     cleanupFormattingGap(start: start, end: end, startAttributes: startAttributes, current: &current, &tr)
@@ -258,7 +223,7 @@ extension Doc {
                     start = end
                 }
             }
-            end = store.items[Int(end)].right
+            end = items[Int(end)].right
         }
     }
 }

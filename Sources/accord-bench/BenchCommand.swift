@@ -1,0 +1,103 @@
+import Foundation
+
+/// `accord-bench` command line: a small hand-written parser (no outside packages).
+enum BenchCommand {
+    static let usage = """
+        accord-bench: benchmarks for Accord on real editing traces.
+
+        Usage:
+          accord-bench trace <trace.json.gz> [options]
+              Replays a sequential trace from shared/traces (one transaction per trace
+              transaction, each patch a delete then an insert in the root text "text"),
+              checks the final text against the trace's endContent, and prints one JSON
+              line per measurement: replay, replay_with_updates, encode_v1, load_v1,
+              apply_incremental, resident_doc (Linux). Same format as
+              scripts/bench_reference.py, so scripts/bench.sh can compare engines.
+
+        Options:
+          --samples N            timed runs of the replay-type measurements (default 5)
+          --fast-samples N       timed runs of encode_v1 and load_v1 (default 20)
+          --resident-samples N   child processes for resident_doc (default 3)
+          --only a,b             run only these measurements
+          --write-update FILE    also write the encoded full state (encode_v1) to FILE
+
+        Every measurement runs once to warm up before its timed runs. Build with
+        'swift build -c release --product accord-bench' for meaningful numbers.
+        """
+
+    static func run(_ argv: [String]) -> Int32 {
+        do {
+            return try dispatch(argv)
+        } catch let failure as BenchFailure {
+            TraceBenchmark.log("error: \(failure)")
+            return failure.status
+        } catch {
+            TraceBenchmark.log("error: \(error)")
+            return 1
+        }
+    }
+
+    static func dispatch(_ argv: [String]) throws -> Int32 {
+        if argv.contains("--help") || argv.contains("-h") {
+            print(usage)
+            return 0
+        }
+        guard let verb = argv.first else { throw BenchFailure.usage("missing command") }
+        let rest = Array(argv.dropFirst())
+        switch verb {
+        case "trace":
+            try parseTrace(rest).run()
+            return 0
+        case "_resident":
+            // Child process of resident_doc: _resident <update file> <expected UTF-16 length>.
+            #if os(Linux)
+            guard rest.count == 2, let expected = Int(rest[1]) else { throw BenchFailure.usage("bad _resident arguments") }
+            return try ResidentDoc.child(file: rest[0], expectedLength: expected)
+            #else
+            throw BenchFailure("_resident is Linux only")
+            #endif
+        default:
+            throw BenchFailure.usage("unknown command '\(verb)'")
+        }
+    }
+
+    static func parseTrace(_ args: [String]) throws(BenchFailure) -> TraceBenchmark {
+        var path: String?
+        var bench = TraceBenchmark(path: "")
+        var i = 0
+        func value(_ option: String) throws(BenchFailure) -> String {
+            i += 1
+            guard i < args.count else { throw BenchFailure.usage("\(option) needs a value") }
+            return args[i]
+        }
+        func count(_ option: String) throws(BenchFailure) -> Int {
+            let text = try value(option)
+            guard let n = Int(text), n >= 1 else { throw BenchFailure.usage("\(option) needs a whole number >= 1, not '\(text)'") }
+            return n
+        }
+        while i < args.count {
+            let arg = args[i]
+            switch arg {
+            case "--samples": bench.samples = try count(arg)
+            case "--fast-samples": bench.fastSamples = try count(arg)
+            case "--resident-samples": bench.residentSamples = try count(arg)
+            case "--write-update": bench.writeUpdate = try value(arg)
+            case "--only":
+                let names = Set(try value(arg).split(separator: ",").map(String.init))
+                let unknown = names.subtracting(TraceBenchmark.names)
+                guard unknown.isEmpty else {
+                    throw BenchFailure.usage("unknown measurement(s) \(unknown.sorted().joined(separator: ", "))")
+                }
+                bench.only = names
+            default:
+                guard !arg.hasPrefix("-") else { throw BenchFailure.usage("unknown option '\(arg)'") }
+                guard path == nil else { throw BenchFailure.usage("trace takes one trace file") }
+                path = arg
+            }
+            i += 1
+        }
+        guard let path else { throw BenchFailure.usage("trace needs a trace file") }
+        bench.path = path
+        return bench
+    }
+}

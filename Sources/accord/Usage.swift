@@ -1,0 +1,47 @@
+/// Help and version texts, kept together so `--help` output is reviewed in one place.
+enum Usage {
+    static let version = "accord 0.1.0 (AccordCRDT; Yjs update v1)"
+
+    static let main = """
+        accord: command-line tools for Accord and Yjs documents.
+
+        Usage:
+          accord yjs merge <update>... -o <file>   merge Yjs update v1 files into one update
+          accord yjs inspect <update> [--json]     show what a Yjs update v1 file holds
+          accord --help                            this text
+          accord --version                         the version
+
+        Run 'accord yjs --help' for details.
+        \(exitStatuses)
+        """
+
+    static let yjs = """
+        accord yjs: work with Yjs update v1 files (what Y.encodeStateAsUpdate writes).
+
+        Usage:
+          accord yjs merge <update>... -o <file>
+              Applies each update file, in the order given, to a fresh document and
+              writes the document's full state (encodeStateAsUpdate) to <file>.
+              Deleted content is garbage-collected, as in a Yjs Doc. The order of the
+              files does not change the resulting document. Structs or deletions still
+              waiting for a missing predecessor are kept in the output, as Yjs does.
+
+          accord yjs inspect <update> [--json]
+              Prints the update's structs per client (clock, kind, length, origin,
+              right origin, parent, parent key, content), the state vector the update
+              alone provides, its delete set, the state vector of a document after
+              applying it, and each root type's JSON view. A root's kind is inferred
+              from its content: map entries make a map, text items a text (shown as
+              string and delta), anything else an array. Parent and parent key are on
+              the wire only for items without origins; '-' means not written.
+              --json  print one JSON document with the same information.
+        \(exitStatuses)
+        """
+
+    static let exitStatuses = """
+
+        Errors go to stderr as 'error: CODE: message'. Exit status: 0 success,
+        2 usage (INVALID_ARGUMENT), 65 malformed input (MALFORMED_UPDATE),
+        74 unreadable or unwritable file (IO_ERROR), 1 anything else.
+        """
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// What one run of `accord` did.
+struct CLIResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs the built `accord` executable as a subprocess, the way users and scripts do.
+enum CLI {
+    /// `$ACCORD_BIN` when set; else `accord` beside the test bundle (SwiftPM puts every
+    /// product of one build configuration in one directory, and this test target
+    /// depends on the executable so it is built first); else `.build/debug/accord` in
+    /// the repository.
+    static let executable: URL? = {
+        let fm = FileManager.default
+        var candidates: [URL] = []
+        if let env = ProcessInfo.processInfo.environment["ACCORD_BIN"], !env.isEmpty {
+            candidates.append(URL(fileURLWithPath: env))
+        }
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("accord"))
+        }
+        if let main = Bundle.main.executableURL {
+            candidates.append(main.deletingLastPathComponent().appendingPathComponent("accord"))
+        }
+        // Tests/AccordCLITests/Support/CLI.swift -> repository root.
+        let repo = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(repo.appendingPathComponent(".build/debug/accord"))
+        return candidates.first { fm.isExecutableFile(atPath: $0.path) }
+    }()
+
+    /// Runs `accord args...` in `directory`; output goes through temporary files, so a
+    /// large output can never block the child on a full pipe.
+    static func run(_ args: [String], in directory: URL) throws -> CLIResult {
+        guard let executable else {
+            throw CLIError("accord executable not found; run 'swift build' or set ACCORD_BIN")
+        }
+        let out = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
+        let err = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: out)
+            try? FileManager.default.removeItem(at: err)
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = args
+        process.currentDirectoryURL = directory
+        let outHandle = try FileHandle(forWritingTo: out)
+        let errHandle = try FileHandle(forWritingTo: err)
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try outHandle.close()
+        try errHandle.close()
+        return CLIResult(
+            status: process.terminationStatus,
+            stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self)
+        )
+    }
+}
+
+struct CLIError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
