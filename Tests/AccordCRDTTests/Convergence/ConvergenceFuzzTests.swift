@@ -11,7 +11,7 @@ import Testing
 /// `ACCORD_SEED=<n>` replays one seed with a full trace; `ACCORD_SOAK=1` runs 1,000 seeds
 /// of 600 steps (about 20 minutes on two cores).
 @Suite struct ConvergenceFuzzTests {
-    static let seeds = FuzzSeeds(standard: 64, soak: 1_000)
+    static let seeds = FuzzSeeds(standard: 100, soak: 1_000)
     static let chunkCount = 4
     static var steps: Int { seeds.isSoak ? 600 : 200 }
 

@@ -8,7 +8,7 @@ import Testing
 ///
 /// `ACCORD_SEED=<n>` replays one seed; `ACCORD_SOAK=1` runs 300 seeds of 600 steps.
 @Suite struct ObserverEventFuzzTests {
-    static let seeds = FuzzSeeds(standard: 32, soak: 300)
+    static let seeds = FuzzSeeds(standard: 48, soak: 300)
     static var steps: Int { seeds.isSoak ? 600 : 200 }
 
     @Test(arguments: 0..<2)
