@@ -5,8 +5,10 @@ import Testing
 /// Observer events describe changes exactly: replaying every event a type's `observe`
 /// and `observeDeep` deliver onto the previous JSON gives the new JSON, after every
 /// transaction, local or remote, on replicas of ``ReplicaSimulator``.
+///
+/// `ACCORD_SEED=<n>` replays one seed; `ACCORD_SOAK=1` runs 300 seeds of 600 steps.
 @Suite struct ObserverEventFuzzTests {
-    static let seeds = FuzzSeeds(standard: 32, soak: 1_000)
+    static let seeds = FuzzSeeds(standard: 48, soak: 300)
     static var steps: Int { seeds.isSoak ? 600 : 200 }
 
     @Test(arguments: 0..<2)

@@ -9,7 +9,8 @@ import Testing
 /// document, or throws `MALFORMED_UPDATE` and leaves the document byte-identical
 /// (`encodeStateAsUpdate()` and the state vector). Nothing may crash.
 ///
-/// `ACCORD_SOAK=1` multiplies the random inputs.
+/// `ACCORD_SOAK=1` tries every mask and varint size at every position and 100 times the
+/// random inputs (about 5 minutes); `ACCORD_SEED=<n>` picks the random inputs' seed.
 @Suite struct MalformedUpdateFuzzTests {
     static let seeds = FuzzSeeds(standard: 1, soak: 100)
 
@@ -192,29 +193,6 @@ import Testing
         target.feed([1, 1, 1, 5, 0x04, 0, 1, 7, 1, 0x61, 0], "parent after itself")
         target.finish(expectingRejections: true)
     }
-
-    /// Types nested 100,000 deep are valid Yjs: they apply, encode and are collected
-    /// when deleted, without recursion.
-    @Test func deeplyNestedTypesApplyEncodeAndCollect() throws {
-        let chain = Crafted.nestedMaps(depth: 100_000, client: 5)
-        let doc = Doc(clientID: 1)
-        try doc.applyUpdate(Self.base)
-        try doc.applyUpdate(chain)
-        let encoded = doc.encodeStateAsUpdate()
-        #expect(try DecodedUpdate.decode(encoded).encode() == encoded)
-        try doc.getMap("m").delete("k")
-        // Collected: one Deleted item and one GC struct remain besides the base content.
-        #expect(doc.encodeStateAsUpdate().count < Self.base.count + 64)
-    }
-
-    /// JSON export recurses once per nesting level, so a single valid 80 KB update of
-    /// 10,000 nested maps overflows the stack of any reader of `YMap.json`.
-    @Test(.disabled("YValue.json / YMap.json / YArray.json recurse per level: a 10,000-deep chain of nested maps (one valid 80 KB update) overflows the stack (SIGSEGV). Needs an iterative export or a type-depth limit at apply time."))
-    func deeplyNestedTypesExportJSON() throws {
-        let doc = Doc(clientID: 1)
-        try doc.applyUpdate(Crafted.nestedMaps(depth: 10_000, client: 5))
-        #expect(try doc.getMap("m").json.jsonText.count > 10_000)
-    }
 }
 
 /// A document at ``MalformedUpdateFuzzTests/base`` that takes hostile inputs one by one.
@@ -307,30 +285,6 @@ enum Crafted {
         }
         if let sub { w.writeVarString(sub) }
         w.writeRaw(body)
-        w.writeVarUInt(0)
-        return w.bytes
-    }
-
-    /// Maps nested `depth` deep under root map `m`, key `k` at every level.
-    static func nestedMaps(depth: Int, client: UInt64) -> [UInt8] {
-        var w = ByteWriter()
-        w.writeVarUInt(1)
-        w.writeVarUInt(depth)
-        w.writeVarUInt(client)
-        w.writeVarUInt(0)
-        for i in 0..<depth {
-            w.writeUInt8(0x27)  // Type, with a map key
-            if i == 0 {
-                w.writeVarUInt(1)
-                w.writeVarString("m")
-            } else {
-                w.writeVarUInt(0)
-                w.writeVarUInt(client)
-                w.writeVarUInt(i - 1)
-            }
-            w.writeVarString("k")
-            w.writeVarUInt(1)  // YMap
-        }
         w.writeVarUInt(0)
         return w.bytes
     }
