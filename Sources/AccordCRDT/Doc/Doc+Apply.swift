@@ -257,7 +257,9 @@ extension Doc {
                     continue
                 }
                 if state < end { unapplied.add(client: client, clock: state, length: end - state) }
-                deleteRange(client: store.clientIndex[client]!, from: UInt32(range.clock), to: UInt32(min(end, state)))
+                // A client with a non-zero state is interned.
+                guard let c = store.clientIndex[client] else { continue }
+                deleteRange(client: c, from: UInt32(range.clock), to: UInt32(min(end, state)))
             }
         }
         unapplied.normalize()

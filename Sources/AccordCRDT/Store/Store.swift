@@ -179,7 +179,9 @@ struct Store {
             types[Int(right.parent)].map[right.parentSub] = rightRef
         }
         let c = Int(left.client)
-        let pos = position ?? findIndex(client: left.client, clock: left.clock)!
+        guard let pos = position ?? findIndex(client: left.client, clock: left.clock) else {
+            preconditionFailure("an item is always in its client's struct list")
+        }
         clientStructs[c].insert(rightRef, at: pos + 1)
         return rightRef
     }

@@ -97,9 +97,9 @@ extension OrderedObject {
     /// JavaScript's `Object.keys` order: integer-like keys ascending, then the others
     /// in insertion order. Yjs writes objects in this order.
     var jsKeyOrder: [(key: String, value: AnyValue)] {
-        let indexKeys = entries.filter { Self.arrayIndex($0.key) != nil }
-        if indexKeys.isEmpty { return entries }
-        return indexKeys.sorted { Self.arrayIndex($0.key)! < Self.arrayIndex($1.key)! }
+        let indexed = entries.compactMap { e in Self.arrayIndex(e.key).map { (index: $0, entry: e) } }
+        if indexed.isEmpty { return entries }
+        return indexed.sorted { $0.index < $1.index }.map(\.entry)
             + entries.filter { Self.arrayIndex($0.key) == nil }
     }
 
