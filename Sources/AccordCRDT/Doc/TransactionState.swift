@@ -3,13 +3,13 @@
 /// Its buffers are recycled from one transaction to the next (see ``Doc``), so a
 /// keystroke-sized transaction allocates nothing here.
 struct TransactionState {
-    var origin: Origin?
+    var origin: Origin? = nil
     /// This replica's interned client: new local items get its next clock.
     var ownClient: ClientIndex = 0
     /// True for edits made through this document's API, false for applied updates.
-    var local: Bool
+    var local = true
     /// Each client's state when the transaction began (by client index).
-    var beforeState: [UInt32]
+    var beforeState: [UInt32] = []
     /// What this transaction deleted.
     var deletes = LocalDeleteSet()
     /// Types changed in this transaction with the key changed (-1 = the list part);
@@ -23,12 +23,6 @@ struct TransactionState {
     struct ChangedType: Hashable {
         var type: Int32
         var key: Int32
-    }
-
-    init(origin: Origin? = nil, local: Bool = true, beforeState: [UInt32] = []) {
-        self.origin = origin
-        self.local = local
-        self.beforeState = beforeState
     }
 
     /// Prepares a used state for a new transaction, keeping its buffers' capacity.

@@ -197,18 +197,6 @@ struct Store {
         return run[Int(item.b)..<Int(item.b + item.length)]
     }
 
-    /// The content of an item as a wire-level value.
-    func content(of item: Item) -> StructContent {
-        switch item.kind {
-        case .gc, .deleted: return .deleted(length: Int(item.length))
-        case .string: return .string(string(of: item))
-        case .any: return .any(Array(values(of: item)))
-        case .json: return .json(Array(values(of: item)))
-        case .binary, .embed, .format, .doc: return payloads[Int(item.a)]
-        case .type: return .type(types[Int(item.a)].kind ?? .map)
-        }
-    }
-
     /// Stores wire content for a new item, returning its kind and payload fields.
     mutating func store(_ content: StructContent) -> (ContentKind, UInt32, UInt32) {
         switch content {
