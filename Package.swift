@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "AccordCRDT", targets: ["AccordCRDT"]),
+        .library(name: "AccordStore", targets: ["AccordStore"]),
         .library(name: "AccordTesting", targets: ["AccordTesting"]),
         .executable(name: "accord", targets: ["accord"]),
         .executable(name: "accord-bench", targets: ["accord-bench"]),
@@ -19,15 +20,37 @@ let package = Package(
     targets: [
         // Yjs-compatible CRDT engine and wire codecs. Pure Swift, no I/O, toolchain only.
         .target(name: "AccordCRDT", swiftSettings: swiftSettings),
+        // C libraries from the system: Debian's -dev packages, Homebrew on macOS.
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .systemLibrary(
+            name: "CSodium", pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+        // Durable local storage: SQLite wrapper, document store, blob store, the storage
+        // adapter seam with its conformance suite, and sealing at rest.
+        .target(
+            name: "AccordStore", dependencies: ["AccordCRDT", "CSQLite", "CSodium"],
+            swiftSettings: swiftSettings
+        ),
         // Test support that apps can use too: seeded randomness, replica simulation.
-        .target(name: "AccordTesting", dependencies: ["AccordCRDT"], swiftSettings: swiftSettings),
+        .target(name: "AccordTesting", dependencies: ["AccordCRDT", "AccordStore"], swiftSettings: swiftSettings),
         // Command line: `accord yjs merge|inspect`. Foundation is fine here (files, stdio).
         .executableTarget(name: "accord", dependencies: ["AccordCRDT"], swiftSettings: swiftSettings),
         // Benchmarks on the editing traces in shared/traces; JSON lines like scripts/bench_reference.py.
-        .executableTarget(name: "accord-bench", dependencies: ["AccordCRDT"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "accord-bench", dependencies: ["AccordCRDT", "AccordStore"], swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "AccordCRDTTests",
             dependencies: ["AccordCRDT", "AccordTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AccordStoreTests",
+            dependencies: ["AccordStore", "AccordCRDT", "AccordTesting"],
             swiftSettings: swiftSettings
         ),
         // Runs the built `accord` binary as a subprocess. `swift build --build-tests` and

@@ -1,0 +1,149 @@
+internal import CSQLite
+public import AccordCRDT
+
+/// A value SQLite stores in a column or takes as a parameter.
+public enum SQLiteValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// A compiled SQL statement, finalized when released. Not `Sendable`: it belongs to its
+/// connection's owner.
+public final class SQLiteStatement {
+    private let handle: OpaquePointer
+    // Keeps the connection open while the statement lives (close_v2 waits for us).
+    private let connection: SQLiteConnection
+    public let sql: String
+
+    init(connection: SQLiteConnection, sql: String) throws(AccordError) {
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        try SQLiteResult.check(code, connection.handle, "preparing \(sql.prefix(80))")
+        guard let statement else {
+            throw AccordError(.invalidArgument, "SQL contains no statement: \(sql.prefix(80))")
+        }
+        self.handle = statement
+        self.connection = connection
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    // MARK: Binding (parameters are numbered from 1, as in SQLite)
+
+    /// Binds `values` to parameters 1, 2, ... in order.
+    public func bind(_ values: [SQLiteValue]) throws(AccordError) {
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    /// Binds one value. Text and blobs are copied by SQLite (`SQLITE_TRANSIENT`).
+    public func bind(_ value: SQLiteValue, at index: Int32) throws(AccordError) {
+        let code: Int32
+        switch value {
+        case .null:
+            code = sqlite3_bind_null(handle, index)
+        case .integer(let number):
+            code = sqlite3_bind_int64(handle, index, number)
+        case .real(let number):
+            code = sqlite3_bind_double(handle, index, number)
+        case .text(let string):
+            // An explicit length keeps strings with NUL characters whole.
+            var copy = string
+            code = copy.withUTF8 { utf8 in
+                utf8.withMemoryRebound(to: CChar.self) { chars in
+                    guard let base = chars.baseAddress else {
+                        return sqlite3_bind_text(handle, index, "", 0, accord_sqlite_transient())
+                    }
+                    return sqlite3_bind_text64(
+                        handle, index, base, sqlite3_uint64(chars.count),
+                        accord_sqlite_transient(), UInt8(SQLITE_UTF8))
+                }
+            }
+        case .blob(let bytes):
+            code = bytes.withUnsafeBytes { buffer in
+                // A zero-length blob needs a non-null pointer to read as a blob, not NULL.
+                sqlite3_bind_blob64(
+                    handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                    sqlite3_uint64(buffer.count), accord_sqlite_transient())
+            }
+        }
+        try SQLiteResult.check(code, connection.handle, "binding parameter \(index) of \(sql.prefix(80))")
+    }
+
+    // MARK: Stepping
+
+    /// Advances to the next row: true when a row is available, false when done.
+    @discardableResult
+    public func step() throws(AccordError) -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let message = sqlite3_errmsg(connection.handle).map { String(cString: $0) }
+            sqlite3_reset(handle)
+            throw SQLiteResult.error(code, message: message, context: "running \(sql.prefix(80))")
+        }
+    }
+
+    /// Binds `values`, runs the statement to completion, and resets it.
+    public func run(_ values: [SQLiteValue] = []) throws(AccordError) {
+        reset()
+        try bind(values)
+        while try step() {}
+        reset()
+    }
+
+    /// Binds `values` and calls `body` for every row.
+    public func forEachRow(_ values: [SQLiteValue] = [], _ body: (SQLiteStatement) throws(AccordError) -> Void) throws(AccordError) {
+        reset()
+        try bind(values)
+        defer { reset() }
+        while try step() { try body(self) }
+    }
+
+    /// Makes the statement ready to run again and clears its bindings.
+    public func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    // MARK: Reading the current row (columns are numbered from 0)
+
+    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
+    public func text(_ column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    public func blob(_ column: Int32) -> [UInt8] {
+        // Ask for the pointer before the length, as SQLite's docs require.
+        guard let pointer = sqlite3_column_blob(handle, column) else { return [] }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    public func value(_ column: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(int64(column))
+        case SQLITE_FLOAT: return .real(double(column))
+        case SQLITE_TEXT: return .text(text(column))
+        case SQLITE_BLOB: return .blob(blob(column))
+        default: return .null
+        }
+    }
+}
+
+@available(*, unavailable, message: "a statement belongs to its connection's single owner")
+extension SQLiteStatement: Sendable {}
