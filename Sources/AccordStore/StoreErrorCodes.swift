@@ -13,6 +13,8 @@ extension ErrorCode {
     public static let storageCorrupt = ErrorCode(rawValue: "STORAGE_CORRUPT")
     /// The document is not in the store.
     public static let documentNotFound = ErrorCode(rawValue: "DOCUMENT_NOT_FOUND")
+    /// The document's content was evicted from this device (its metadata remains).
+    public static let documentEvicted = ErrorCode(rawValue: "DOCUMENT_EVICTED")
     /// A document with that id is already in the store.
     public static let documentExists = ErrorCode(rawValue: "DOCUMENT_EXISTS")
     /// Evicting would drop local edits the server has not acknowledged yet.
@@ -25,6 +27,6 @@ extension ErrorCode {
     /// Every code defined by AccordStore, for golden tests and documentation.
     public static let allStoreCodes: [ErrorCode] = [
         .storageError, .storageFull, .storageReadOnly, .storageCorrupt, .documentNotFound,
-        .documentExists, .unacknowledgedWrites, .blobNotFound, .storeClosed,
+        .documentEvicted, .documentExists, .unacknowledgedWrites, .blobNotFound, .storeClosed,
     ]
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import AccordCRDT
+import AccordTesting
 
 /// The automerge-paper trace, replayed as Yjs and Yrs replay it, must give their bytes.
 @Suite struct GoldenTraceTests {
@@ -8,15 +9,7 @@ import AccordCRDT
         let trace = try EditingTrace.load("automerge-paper.json.gz")
         let doc = Doc(clientID: 3_000_000_000)
         let text = try doc.getText("text")
-        for txn in trace.transactions {
-            // automerge-paper is ASCII: code points are UTF-16 units.
-            try doc.transact {
-                for patch in txn {
-                    if patch.deleteCount > 0 { try text.delete(patch.position, patch.deleteCount) }
-                    if !patch.insert.isEmpty { try text.insert(patch.position, patch.insert) }
-                }
-            }
-        }
+        try trace.replay(into: doc)
         #expect(text.string == trace.endContent)
         let update = doc.encodeStateAsUpdate()
         #expect(update.count == 311_038)

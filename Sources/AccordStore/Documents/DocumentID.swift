@@ -1,0 +1,43 @@
+public import AccordCRDT
+
+/// The name of a document in a store: 1 to 256 bytes of UTF-8, without control
+/// characters, so it is safe in file names, URLs after escaping, and log output.
+public struct DocumentID: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible, Codable {
+    public let rawValue: String
+
+    /// Returns nil for an empty, over-long or control-character id; use
+    /// ``init(validating:)`` for an error that says why.
+    public init?(rawValue: String) {
+        guard (try? Self.validate(rawValue)) != nil else { return nil }
+        self.rawValue = rawValue
+    }
+
+    public init(validating rawValue: String) throws(AccordError) {
+        try Self.validate(rawValue)
+        self.rawValue = rawValue
+    }
+
+    public var description: String { rawValue }
+
+    public static func < (a: DocumentID, b: DocumentID) -> Bool { a.rawValue < b.rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        let raw = try decoder.singleValueContainer().decode(String.self)
+        try self.init(validating: raw)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    private static func validate(_ raw: String) throws(AccordError) {
+        let count = raw.utf8.count
+        guard count >= 1, count <= 256 else {
+            throw AccordError(.invalidArgument, "a document id has 1 to 256 bytes, not \(count)")
+        }
+        guard !raw.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw AccordError(.invalidArgument, "a document id cannot contain control characters")
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+extension DocumentStore {
+    /// Batching and compaction settings. The defaults suit interactive editing.
+    public struct Options: Sendable {
+        /// Appends are buffered in memory and committed together when this many are
+        /// waiting, when ``maxBufferedBytes`` is reached, when ``flushDelay`` has passed
+        /// since the first of them, or on ``DocumentStore/flush()``.
+        public var maxBufferedUpdates = 1024
+        public var maxBufferedBytes = 1 << 20
+        /// How long an append may wait in memory before a background flush commits it;
+        /// nil leaves it to the thresholds and explicit flushes.
+        public var flushDelay: Duration? = .milliseconds(10)
+        /// Compact when the log is larger than this many times the snapshot...
+        public var compactionLogFactor = 4
+        /// ...and larger than this floor, in bytes...
+        public var compactionLogFloor = 64 * 1024
+        /// ...or when it holds this many entries. Zero turns automatic compaction off.
+        public var compactionMaxEntries = 1024
+        /// Whether compaction garbage-collects deleted content (as a Yjs `Doc` with
+        /// `gc` on does). Turn off to keep deleted content for snapshots and undo.
+        public var garbageCollectOnCompaction = true
+        /// The clock for metadata times; injected by tests.
+        public var now: @Sendable () -> Date = { Date() }
+
+        public init() {}
+
+        /// Whether a log of this size over a snapshot of that size should be folded.
+        func needsCompaction(_ metadata: DocumentMetadata) -> Bool {
+            guard compactionMaxEntries > 0 else { return false }
+            if metadata.logCount >= compactionMaxEntries { return true }
+            let threshold = max(compactionLogFloor, compactionLogFactor * metadata.snapshotBytes)
+            return metadata.logBytes > threshold
+        }
+    }
+}

@@ -1,0 +1,37 @@
+public import AccordCRDT
+
+extension DocumentStore {
+    /// Durable local updates the server has not acknowledged, in order, with their
+    /// sequence numbers: what a sync engine resends after a restart. Updates still
+    /// buffered are not included; they appear once flushed.
+    public func unacknowledgedUpdates(_ id: DocumentID) throws(AccordError) -> [StorageLogEntry] {
+        _ = try metadata(id)
+        return try storage.withAdapter { try $0.readLog(DocumentCategories.outbound, key: id.rawValue, after: 0) }
+    }
+
+    /// Whether local updates wait for the server's acknowledgement (buffered or durable).
+    public func hasUnacknowledgedWrites(_ id: DocumentID) throws(AccordError) -> Bool {
+        let metadata = try metadata(id)
+        if metadata.localOnly { return false }
+        if withLock({ buffer.contains { $0.id == id && $0.isLocal } }) { return true }
+        return try storage.withAdapter { try $0.lastSequence(DocumentCategories.outbound, key: id.rawValue) } != nil
+    }
+
+    /// Records that the server has durably stored every local update of the document
+    /// with a sequence up to `sequence`; they are no longer kept for sending.
+    public func acknowledge(_ id: DocumentID, through sequence: UInt64) throws(AccordError) {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        try checkOpen()
+        var metadata = try metadata(id)
+        guard sequence <= metadata.lastSequence else {
+            throw AccordError(
+                .invalidArgument, "cannot acknowledge \(sequence): the last durable update of \(id) is \(metadata.lastSequence)",
+                details: ["document": id.rawValue])
+        }
+        guard sequence > metadata.acknowledgedSequence else { return }
+        metadata.acknowledgedSequence = sequence
+        try commitMetadata(metadata, extra: [.truncateLog(DocumentCategories.outbound, key: id.rawValue, through: sequence)])
+        notify(DocumentChange(id: id, kind: .metadataChanged))
+    }
+}
