@@ -25,8 +25,14 @@ import AccordCRDT
 ///   put back an older sealed value *at the same place* (or delete values); sealing
 ///   proves where a value belongs and that it is intact, not that it is the newest.
 ///
-/// The sealed format carries a version byte (see ``SealingKey`` and the format notes in
-/// the source) so it can change later without guessing.
+/// Stored format (version 1) of every sealed value, 41 bytes longer than its plaintext:
+/// ```
+/// version (1 byte, = 1) | nonce (24 random bytes) | ciphertext (plaintext length) | tag (16 bytes)
+/// ```
+/// The tag also covers where the value belongs, encoded as
+/// `version | kind (1 record, 2 log entry) | category length (u64 LE) | category UTF-8 |
+/// key length (u64 LE) | key UTF-8 | sequence (u64 LE, log entries only)`. The version
+/// byte comes first so the format can change later without guessing.
 public final class SealedStorageAdapter: StorageAdapter {
     private let inner: any StorageAdapter
     private let key: SealingKey
@@ -38,7 +44,9 @@ public final class SealedStorageAdapter: StorageAdapter {
         self.key = key
     }
 
-    /// Opens the record. - Throws: `STORAGE_CORRUPT` when it does not open with this key at this place.
+    /// The record's plaintext, or nil when there is none.
+    /// - Throws: `STORAGE_CORRUPT` when the stored value does not open with this key at
+    ///   this place; errors of the wrapped adapter as they are.
     public func read(_ category: StorageCategory, key: String) throws -> [UInt8]? {
         guard let sealed = try inner.read(category, key: key) else { return nil }
         return try SealedValue.open(sealed, at: .record(category, key: key), with: self.key)
@@ -48,8 +56,9 @@ public final class SealedStorageAdapter: StorageAdapter {
         try inner.keys(in: category)
     }
 
-    /// Opens each entry at its own sequence. - Throws: `STORAGE_CORRUPT` for the first
-    /// entry that does not open.
+    /// The log's entries with their plaintexts; each entry opens only at its own sequence.
+    /// - Throws: `STORAGE_CORRUPT` for the first entry that does not open; errors of the
+    ///   wrapped adapter as they are.
     public func readLog(_ category: StorageCategory, key: String, after: UInt64, limit: Int) throws -> [StorageLogEntry] {
         try inner.readLog(category, key: key, after: after, limit: limit).map { (entry) throws(AccordError) in
             let location = SealedLocation.logEntry(category, key: key, sequence: entry.sequence)
@@ -66,7 +75,9 @@ public final class SealedStorageAdapter: StorageAdapter {
     }
 
     /// Seals the values of `put` and `append` operations and hands the batch on; the
-    /// wrapped adapter keeps the batch atomic.
+    /// wrapped adapter keeps the batch atomic. Nothing is written when sealing fails.
+    /// - Throws: `INVALID_ARGUMENT` for a value too large to seal; errors of the wrapped
+    ///   adapter as they are.
     public func commit(_ batch: [StorageOperation]) throws {
         try inner.commit(batch.map { (operation) throws(AccordError) in try seal(operation) })
     }

@@ -21,7 +21,9 @@ extension SealingKey {
     /// - Throws: `INVALID_ARGUMENT` when the file is accessible by group or others, is not
     ///   a regular file, or is not 32 bytes long; `IO_ERROR` when it cannot be opened or read.
     public init(contentsOfFile path: String) throws(AccordError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK so a FIFO at `path` cannot hang the open; it is refused below as not a
+        // regular file, and reads from a regular file never block anyway.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw KeyFile.ioError("cannot open key file", path) }
         defer { close(descriptor) }
 
@@ -58,7 +60,8 @@ extension SealingKey {
     /// under `path` in one step (`link`). A crash leaves either no key file or a whole one.
     ///
     /// An existing file at `path` is never replaced: replacing a key would make everything
-    /// sealed with the old key unreadable.
+    /// sealed with the old key unreadable. The directory must be on a file system with
+    /// hard links (every local POSIX one).
     /// - Throws: `INVALID_ARGUMENT` when a file already exists at `path`; `IO_ERROR` when
     ///   the file cannot be created, written or flushed.
     public func write(toFile path: String) throws(AccordError) {

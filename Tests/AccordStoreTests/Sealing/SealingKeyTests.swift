@@ -117,3 +117,13 @@ import AccordTesting
         #expect(error?.code == .invalidArgument)
     }
 }
+
+extension SealingKeyTests {
+    @Test func aFIFOIsRefusedWithoutHanging() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("fifo.key")
+        #expect(mkfifo(path, 0o600) == 0)
+        let error = #expect(throws: AccordError.self) { _ = try SealingKey(contentsOfFile: path) }
+        #expect(error?.code == .invalidArgument)
+    }
+}
