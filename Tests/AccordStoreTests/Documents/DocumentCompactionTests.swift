@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+import AccordCRDT
+import AccordStore
+import AccordTesting
+
+/// The log folds into a snapshot at the thresholds, atomically, and never over pending structs.
+@Suite struct DocumentCompactionTests {
+    let id = DocumentID(rawValue: "doc")!
+
+    func keystrokes(_ count: Int, into doc: Doc) throws -> [[UInt8]] {
+        var updates: [[UInt8]] = []
+        let subscription = doc.onUpdate { update, _ in updates.append(update) }
+        defer { subscription.cancel() }
+        let text = try doc.getText("t")
+        for i in 0..<count { try text.insert(text.length, String(i % 10)) }
+        return updates
+    }
+
+    @Test func compactsAtTheEntryThreshold() throws {
+        var options = DocumentStoreTests.manualFlush
+        options.maxBufferedUpdates = 10_000
+        let store = DocumentStore(storage: .inMemory(), options: options)
+        try store.create(id, localOnly: true)
+        let source = Doc()
+        let updates = try keystrokes(1_100, into: source)
+        for update in updates.prefix(1_023) { try store.append(update, to: id) }
+        try store.flush()
+        #expect(try store.metadata(id).logCount == 1_023)
+        #expect(try store.metadata(id).snapshotBytes == 0)
+        try store.append(updates[1_023], to: id)
+        try store.flush()
+        let compacted = try store.metadata(id)
+        #expect(compacted.logCount == 0)
+        #expect(compacted.snapshotSequence == 1_024)
+        #expect(compacted.snapshotBytes > 0)
+        for update in updates.dropFirst(1_024) { try store.append(update, to: id) }
+        try store.flush()
+        #expect(try store.metadata(id).logCount == 76)
+        #expect(try store.load(id).getText("t").string == (try source.getText("t").string))
+    }
+
+    @Test func compactsWhenTheLogOutgrowsFourSnapshots() throws {
+        let store = DocumentStore(storage: .inMemory(), options: DocumentStoreTests.manualFlush)
+        try store.create(id, localOnly: true)
+        // A small snapshot first, so the 64 KiB floor is the threshold.
+        let source = Doc()
+        _ = try keystrokes(3, into: source)
+        try store.restore(id, snapshot: source.encodeStateAsUpdate())
+        let big = Doc()
+        var chunks: [[UInt8]] = []
+        big.onUpdate { update, _ in chunks.append(update) }
+        let text = try big.getText("big")
+        for i in 0..<20 { try text.insert(0, String(repeating: Character(String(i % 10)), count: 4_000)) }
+        var appended = 0
+        for chunk in chunks {
+            try store.append(chunk, to: id)
+            appended += chunk.count
+            try store.flush()
+            let metadata = try store.metadata(id)
+            if appended <= 64 * 1024 {
+                #expect(metadata.logBytes == appended)
+            } else {
+                #expect(metadata.logCount == 0)
+                break
+            }
+        }
+        #expect(appended > 64 * 1024)
+    }
+
+    @Test func aDocumentWithPendingStructsIsNotCompactedUntilTheGapFills() throws {
+        var options = DocumentStoreTests.manualFlush
+        options.compactionMaxEntries = 4
+        let store = DocumentStore(storage: .inMemory(), options: options)
+        try store.create(id, localOnly: true)
+        let remote = Doc()
+        let updates = try keystrokes(6, into: remote)
+        // The first update never arrives (yet): every later one depends on it.
+        for update in updates.dropFirst() { try store.append(update, to: id, isLocal: false) }
+        try store.flush()
+        #expect(try store.metadata(id).logCount == 5)
+        #expect(try store.compact(id) == .skippedPendingStructs)
+        #expect(try store.metadata(id).logCount == 5)
+        #expect(try store.load(id).hasPendingUpdates)
+
+        try store.append(updates[0], to: id, isLocal: false)
+        try store.flush()
+        let metadata = try store.metadata(id)
+        #expect(metadata.logCount == 0)
+        #expect(metadata.snapshotBytes > 0)
+        #expect(try store.load(id).getText("t").string == "012345")
+    }
+
+    @Test func automergePaperRoundTripsAsSnapshotPlusLogAndAsLogOnly() throws {
+        let trace = try EditingTrace.load("automerge-paper.json.gz")
+        let source = Doc()
+        var updates: [[UInt8]] = []
+        source.onUpdate { update, _ in updates.append(update) }
+        try trace.replay(into: source)
+        let expected = source.encodeStateAsUpdate()
+        // 260k one-keystroke updates, merged 500 at a time as a batching sync client
+        // would send them: 520 log entries keep this test quick in a debug build. The
+        // crash test and `accord-bench store` cover one entry per keystroke.
+        let entries = try stride(from: 0, to: updates.count, by: 500).map { start in
+            try mergeUpdates(Array(updates[start..<min(start + 500, updates.count)]))
+        }
+
+        // Log only: compaction off.
+        var logOnly = DocumentStoreTests.manualFlush
+        logOnly.compactionMaxEntries = 0
+        let dir = try TemporaryDirectory()
+        do {
+            let store = try DocumentStore(path: dir.file("log.db"), options: logOnly)
+            try store.create(id, localOnly: true)
+            for entry in entries { try store.append(entry, to: id) }
+            try store.flush()
+            #expect(try store.metadata(id).logCount == entries.count)
+            #expect(try store.metadata(id).snapshotBytes == 0)
+        }
+        let fromLog = try DocumentStore(path: dir.file("log.db"), options: logOnly).load(id)
+        #expect(try fromLog.getText("text").string == trace.endContent)
+        #expect(fromLog.encodeStateAsUpdate() == expected)
+
+        // Snapshot plus log: the default thresholds compact along the way.
+        do {
+            let store = try DocumentStore(path: dir.file("snap.db"), options: DocumentStoreTests.manualFlush)
+            try store.create(id, localOnly: true)
+            for entry in entries { try store.append(entry, to: id) }
+            try store.flush()
+            let metadata = try store.metadata(id)
+            #expect(metadata.snapshotBytes > 0)
+            #expect(metadata.logCount > 0)
+        }
+        let fromSnapshot = try DocumentStore(path: dir.file("snap.db")).load(id)
+        #expect(try fromSnapshot.getText("text").string == trace.endContent)
+        #expect(fromSnapshot.encodeStateVector() == source.encodeStateVector())
+    }
+}
