@@ -48,9 +48,13 @@ let package = Package(
             dependencies: ["AccordCRDT", "AccordTesting"],
             swiftSettings: swiftSettings
         ),
+        // Child process of the store crash test: appends and reports durable edits until killed.
+        .executableTarget(
+            name: "accord-crash-writer", dependencies: ["AccordCRDT", "AccordStore"], swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "AccordStoreTests",
-            dependencies: ["AccordStore", "AccordCRDT", "AccordTesting"],
+            dependencies: ["AccordStore", "AccordCRDT", "AccordTesting", "accord-crash-writer"],
             swiftSettings: swiftSettings
         ),
         // Runs the built `accord` binary as a subprocess. `swift build --build-tests` and

@@ -1,4 +1,5 @@
 import Foundation
+import AccordTesting
 
 /// What one run of `accord` did.
 struct CLIResult {
@@ -9,29 +10,8 @@ struct CLIResult {
 
 /// Runs the built `accord` executable as a subprocess, the way users and scripts do.
 enum CLI {
-    /// `$ACCORD_BIN` when set; else `accord` beside the test bundle (SwiftPM puts every
-    /// product of one build configuration in one directory, and this test target
-    /// depends on the executable so it is built first); else `.build/debug/accord` in
-    /// the repository.
-    static let executable: URL? = {
-        let fm = FileManager.default
-        var candidates: [URL] = []
-        if let env = ProcessInfo.processInfo.environment["ACCORD_BIN"], !env.isEmpty {
-            candidates.append(URL(fileURLWithPath: env))
-        }
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("accord"))
-        }
-        if let main = Bundle.main.executableURL {
-            candidates.append(main.deletingLastPathComponent().appendingPathComponent("accord"))
-        }
-        // Tests/AccordCLITests/Support/CLI.swift -> repository root.
-        let repo = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(repo.appendingPathComponent(".build/debug/accord"))
-        return candidates.first { fm.isExecutableFile(atPath: $0.path) }
-    }()
+    /// `$ACCORD_BIN` when set; else the `accord` built beside the tests.
+    static let executable: URL? = BuiltProduct.url(named: "accord", environment: "ACCORD_BIN")
 
     /// Runs `accord args...` in `directory`; output goes through temporary files, so a
     /// large output can never block the child on a full pipe.
