@@ -1,4 +1,4 @@
-public import AccordCRDT
+import AccordCRDT
 
 /// A ``StorageAdapter`` that keeps everything in memory: for tests, previews and
 /// documents that should never touch the disk. Nothing survives the process.
