@@ -36,6 +36,16 @@ import AccordTesting
         #expect(report.failures.allSatisfy { $0.message.contains("no disk") })
     }
 
+    /// An adapter error in the middle of a check fails that check with the error and
+    /// does not escape the suite (every check writes, so every check meets it).
+    @Test func adapterErrorsFailTheCheckTheyHappenIn() {
+        let report = runStorageConformance {
+            FaultInjectingAdapter(wrapping: MemoryStorageAdapter(), failingCall: 1, counting: .writesOnly, fault: .diskFull)
+        }
+        #expect(report.failedChecks == StorageConformanceCheck.all.filter { $0 != .reopen }, "\(report)")
+        #expect(report.failures.allSatisfy { $0.message.contains("STORAGE_FULL") }, "\(report)")
+    }
+
     @Test func requirePassingNamesTheFailedChecks() throws {
         let passing = runStorageConformance { MemoryStorageAdapter() }
         try passing.requirePassing()

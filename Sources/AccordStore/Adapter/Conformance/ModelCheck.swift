@@ -60,11 +60,11 @@ func checkRandomizedModel(_ context: ConformanceContext) throws {
     for index in 0..<batchCount {
         let batch = randomBatch(&random, model)
         let position = "batch \(index + 1) of \(batchCount), seed \(modelSeed)"
-        var accepted = true
-        do { try adapter.commit(batch) } catch { accepted = false }
+        var rejection: (any Error)?
+        do { try adapter.commit(batch) } catch { rejection = error }
         let expected = model.apply(batch)
-        try require(accepted == expected, """
-            commit \(accepted ? "accepted" : "rejected") \(position), which the model \
+        try require((rejection == nil) == expected, """
+            commit \(rejection.map { "rejected (\($0))" } ?? "accepted") \(position), which the model \
             \(expected ? "accepts" : "rejects"): \(batch)
             """)
         try requireSameState(adapter, model, &random, position)
