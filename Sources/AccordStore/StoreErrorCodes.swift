@@ -23,10 +23,14 @@ extension ErrorCode {
     public static let blobNotFound = ErrorCode(rawValue: "BLOB_NOT_FOUND")
     /// The store was closed; no further calls are accepted.
     public static let storeClosed = ErrorCode(rawValue: "STORE_CLOSED")
+    /// A storage adapter broke a promise of ``StorageAdapter`` (see
+    /// ``runStorageConformance(_:)``); `details["failed_checks"]` lists the checks.
+    public static let storageNonconforming = ErrorCode(rawValue: "STORAGE_NONCONFORMING")
 
     /// Every code defined by AccordStore, for golden tests and documentation.
     public static let allStoreCodes: [ErrorCode] = [
         .storageError, .storageFull, .storageReadOnly, .storageCorrupt, .documentNotFound,
         .documentEvicted, .documentExists, .unacknowledgedWrites, .blobNotFound, .storeClosed,
+        .storageNonconforming,
     ]
 }

@@ -1,11 +1,19 @@
-public import AccordCRDT
+import AccordCRDT
 
 /// A ``StorageAdapter`` that keeps everything in memory: for tests, previews and
 /// documents that should never touch the disk. Nothing survives the process.
 public final class MemoryStorageAdapter: StorageAdapter {
+    /// Names are kept as UTF-8 bytes: the protocol compares names byte for byte, while
+    /// String's `==` and hashing treat canonically equivalent strings ("\u{E9}" and
+    /// "e\u{301}") as one, which merged two records (found by the conformance suite).
     private struct Name: Hashable {
-        var category: StorageCategory
-        var key: String
+        var category: [UInt8]
+        var key: [UInt8]
+
+        init(category: StorageCategory, key: String) {
+            self.category = Array(category.rawValue.utf8)
+            self.key = Array(key.utf8)
+        }
     }
 
     private var records: [Name: [UInt8]] = [:]
@@ -18,7 +26,7 @@ public final class MemoryStorageAdapter: StorageAdapter {
     }
 
     public func keys(in category: StorageCategory) throws -> [String] {
-        sortedKeys(records.keys.filter { $0.category == category })
+        sortedKeys(records.keys, in: category)
     }
 
     public func readLog(_ category: StorageCategory, key: String, after: UInt64, limit: Int) throws -> [StorageLogEntry] {
@@ -33,7 +41,7 @@ public final class MemoryStorageAdapter: StorageAdapter {
     }
 
     public func logKeys(in category: StorageCategory) throws -> [String] {
-        sortedKeys(logs.keys.filter { $0.category == category })
+        sortedKeys(logs.keys, in: category)
     }
 
     public func commit(_ batch: [StorageOperation]) throws {
@@ -83,7 +91,11 @@ public final class MemoryStorageAdapter: StorageAdapter {
         return low
     }
 
-    private func sortedKeys(_ names: some Sequence<Name>) -> [String] {
-        names.map(\.key).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    private func sortedKeys(_ names: some Sequence<Name>, in category: StorageCategory) -> [String] {
+        let category = Array(category.rawValue.utf8)
+        // Valid UTF-8 decodes back to the very bytes it came from.
+        return names.filter { $0.category == category }.map(\.key)
+            .sorted { $0.lexicographicallyPrecedes($1) }
+            .map { String(decoding: $0, as: UTF8.self) }
     }
 }

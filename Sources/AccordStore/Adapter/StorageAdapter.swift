@@ -1,4 +1,4 @@
-public import AccordCRDT
+import AccordCRDT
 
 /// A named group of records or logs, such as document snapshots or blob chunks.
 ///
