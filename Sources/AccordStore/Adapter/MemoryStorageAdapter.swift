@@ -56,6 +56,9 @@ public final class MemoryStorageAdapter: StorageAdapter {
                 newRecords[Name(category: category, key: key)] = nil
             case .append(let category, let key, let sequence, let value):
                 let name = Name(category: category, key: key)
+                guard StorageLogEntry.validSequences.contains(sequence) else {
+                    throw AccordError(.invalidArgument, "log sequence \(sequence) is outside 1...2^63-1")
+                }
                 if let last = newLogs[name]?.last, last.sequence >= sequence {
                     throw AccordError(
                         .invalidArgument, "log sequence \(sequence) is not after \(last.sequence)",

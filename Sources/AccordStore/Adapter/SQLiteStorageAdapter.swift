@@ -95,8 +95,8 @@ public final class SQLiteStorageAdapter: StorageAdapter {
             try connection.cachedStatement("DELETE FROM accord_records WHERE category = ? AND key = ?")
                 .run([.text(category.rawValue), .text(key)])
         case .append(let category, let key, let sequence, let value):
-            guard sequence <= UInt64(Int64.max) else {
-                throw AccordError(.invalidArgument, "log sequence \(sequence) is beyond 2^63-1")
+            guard StorageLogEntry.validSequences.contains(sequence) else {
+                throw AccordError(.invalidArgument, "log sequence \(sequence) is outside 1...2^63-1")
             }
             if let last = try lastSequenceValue(category, key: key), last >= sequence {
                 throw AccordError(

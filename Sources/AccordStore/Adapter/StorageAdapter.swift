@@ -9,7 +9,19 @@ public struct StorageCategory: RawRepresentable, Hashable, Sendable, Comparable,
     public init(rawValue: String) { self.rawValue = rawValue }
     public init(_ rawValue: String) { self.rawValue = rawValue }
     public var description: String { rawValue }
-    public static func < (a: StorageCategory, b: StorageCategory) -> Bool { a.rawValue < b.rawValue }
+
+    // Byte for byte, as adapters compare names: Swift's String equality would make
+    // canonically equivalent names ("\u{E9}" and "e\u{301}") one category.
+    public static func == (a: StorageCategory, b: StorageCategory) -> Bool {
+        a.rawValue.utf8.elementsEqual(b.rawValue.utf8)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for byte in rawValue.utf8 { hasher.combine(byte) }
+    }
+    public static func < (a: StorageCategory, b: StorageCategory) -> Bool {
+        a.rawValue.utf8.lexicographicallyPrecedes(b.rawValue.utf8)
+    }
 }
 
 /// One entry of an ordered log: its sequence number (chosen by the writer, strictly
@@ -21,6 +33,9 @@ public struct StorageLogEntry: Sendable, Hashable {
         self.sequence = sequence
         self.value = value
     }
+
+    /// The sequence numbers a log accepts: 1 through 2^63 - 1.
+    public static let validSequences: ClosedRange<UInt64> = 1...UInt64(Int64.max)
 }
 
 /// One change in an atomic batch handed to ``StorageAdapter/commit(_:)``.
@@ -29,8 +44,10 @@ public enum StorageOperation: Sendable, Hashable {
     case put(StorageCategory, key: String, value: [UInt8])
     /// Removes a record; removing a record that does not exist is not an error.
     case delete(StorageCategory, key: String)
-    /// Adds an entry to the end of a log. `sequence` must be greater than every
-    /// sequence already in that log; an adapter rejects it (and the whole batch) otherwise.
+    /// Adds an entry to the end of a log. `sequence` must be in ``StorageLogEntry/validSequences``
+    /// (so `readLog(after: 0)` reads every entry and SQLite's signed integers hold it) and
+    /// greater than every sequence already in that log; an adapter rejects it (and the
+    /// whole batch) otherwise.
     case append(StorageCategory, key: String, sequence: UInt64, value: [UInt8])
     /// Removes the entries of a log whose sequence is at most `through`.
     case truncateLog(StorageCategory, key: String, through: UInt64)

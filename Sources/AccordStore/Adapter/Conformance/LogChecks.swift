@@ -81,6 +81,12 @@ func checkLogSequenceEnforced(_ context: ConformanceContext) throws {
             .append(updates, key: "other", sequence: 5, value: [9]),
         ])
     }
+    try requireThrows("appending sequence 0, which readLog(after: 0) could never return") {
+        try adapter.commit([.append(updates, key: "zero", sequence: 0, value: [9])])
+    }
+    try requireThrows("appending sequence 2^63, beyond the valid range") {
+        try adapter.commit([.append(updates, key: "huge", sequence: UInt64(Int64.max) + 1, value: [9])])
+    }
     try requireLog(adapter, updates, "log", [.init(sequence: 10, value: [1]), .init(sequence: 20, value: [2])],
                    "after rejected appends")
     try adapter.commit([.append(updates, key: "log", sequence: 21, value: [3])])
