@@ -14,7 +14,12 @@ enum BenchCommand {
               apply_incremental, resident_doc (Linux). Same format as
               scripts/bench_reference.py, so scripts/bench.sh can compare engines.
 
-        Options:
+          accord-bench store <trace.json.gz> [--samples N] [--dir DIR] [--only a,b]
+              The document store on SQLite files in DIR (default: the system temporary
+              directory; use a directory on the disk you want to measure): append_batched,
+              append_flush_each (with ops_per_s), load_compacted, load_log_only, compact.
+
+        Options of trace:
           --samples N            timed runs of the replay-type measurements (default 5)
           --fast-samples N       timed runs of encode_v1 and load_v1 (default 20)
           --resident-samples N   child processes for resident_doc (default 3)
@@ -48,6 +53,9 @@ enum BenchCommand {
         case "trace":
             try parseTrace(rest).run()
             return 0
+        case "store":
+            try parseStore(rest).run()
+            return 0
         case "_resident":
             // Child process of resident_doc: _resident <update file> <expected UTF-16 length>.
             #if os(Linux)
@@ -59,6 +67,40 @@ enum BenchCommand {
         default:
             throw BenchFailure.usage("unknown command '\(verb)'")
         }
+    }
+
+    static func parseStore(_ args: [String]) throws(BenchFailure) -> StoreBenchmark {
+        var bench = StoreBenchmark(tracePath: "", directory: FileManager.default.temporaryDirectory.path)
+        var path: String?
+        var i = 0
+        while i < args.count {
+            let arg = args[i]
+            let next: String? = i + 1 < args.count ? args[i + 1] : nil
+            switch arg {
+            case "--samples":
+                guard let text = next, let n = Int(text), n >= 1 else { throw BenchFailure.usage("--samples needs a whole number >= 1") }
+                bench.samples = n
+                i += 1
+            case "--dir":
+                guard let next else { throw BenchFailure.usage("--dir needs a directory") }
+                bench.directory = next
+                i += 1
+            case "--only":
+                guard let next else { throw BenchFailure.usage("--only needs names") }
+                let names = Set(next.split(separator: ",").map(String.init))
+                let unknown = names.subtracting(StoreBenchmark.names)
+                guard unknown.isEmpty else { throw BenchFailure.usage("unknown measurement(s) \(unknown.sorted().joined(separator: ", "))") }
+                bench.only = names
+                i += 1
+            default:
+                guard !arg.hasPrefix("-"), path == nil else { throw BenchFailure.usage("unexpected argument '\(arg)'") }
+                path = arg
+            }
+            i += 1
+        }
+        guard let path else { throw BenchFailure.usage("store needs the automerge-paper trace file") }
+        bench.tracePath = path
+        return bench
     }
 
     static func parseTrace(_ args: [String]) throws(BenchFailure) -> TraceBenchmark {

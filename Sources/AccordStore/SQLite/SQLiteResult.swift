@@ -23,12 +23,10 @@ enum SQLiteResult {
             details: ["sqlite_code": String(code), "sqlite_message": reason])
     }
 
-    /// Throws unless `code` is one of `accepted` (SQLITE_OK by default).
-    static func check(
-        _ code: Int32, _ db: OpaquePointer?, _ context: @autoclosure () -> String,
-        accepted: Set<Int32> = [SQLITE_OK]
-    ) throws(AccordError) {
-        guard !accepted.contains(code) else { return }
+    /// Throws unless `code` is `SQLITE_OK`.
+    @inline(__always)
+    static func check(_ code: Int32, _ db: OpaquePointer?, _ context: @autoclosure () -> String) throws(AccordError) {
+        guard code != SQLITE_OK else { return }
         let message = db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
         throw error(code, message: message, context: context())
     }

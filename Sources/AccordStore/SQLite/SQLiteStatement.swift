@@ -75,6 +75,25 @@ public final class SQLiteStatement {
         try SQLiteResult.check(code, connection.handle, "binding parameter \(index) of \(sql.prefix(80))")
     }
 
+    // Typed binds for hot paths: no enum boxing, no copy of the value on our side.
+
+    public func bind(_ number: Int64, at index: Int32) throws(AccordError) {
+        try SQLiteResult.check(sqlite3_bind_int64(handle, index, number), connection.handle, "binding parameter \(index)")
+    }
+
+    public func bind(_ string: String, at index: Int32) throws(AccordError) {
+        try bind(.text(string), at: index)
+    }
+
+    public func bind(blob bytes: [UInt8], at index: Int32) throws(AccordError) {
+        let code = bytes.withUnsafeBytes { buffer in
+            sqlite3_bind_blob64(
+                handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                sqlite3_uint64(buffer.count), accord_sqlite_transient())
+        }
+        try SQLiteResult.check(code, connection.handle, "binding parameter \(index)")
+    }
+
     // MARK: Stepping
 
     /// Advances to the next row: true when a row is available, false when done.

@@ -1,0 +1,152 @@
+import AccordCRDT
+import AccordStore
+import Foundation
+
+/// `accord-bench store`: the document store on SQLite files in a scratch directory,
+/// with the default (durable) settings: WAL, `synchronous=FULL`.
+struct StoreBenchmark {
+    var tracePath: String
+    var samples = 5
+    /// Where the databases go; a directory on the disk being measured (not tmpfs).
+    var directory: String
+    var only: Set<String>?
+    /// Updates appended by `append_batched`.
+    var batchedUpdates = 100_000
+    /// Updates appended (and flushed one by one) by `append_flush_each`.
+    var flushEachUpdates = 500
+
+    static let names = [
+        "append_batched", "append_flush_each", "load_compacted", "load_log_only", "compact",
+        "blob_write", "blob_read", "file_copy",
+    ]
+
+    func wants(_ name: String) -> Bool { only?.contains(name) ?? true }
+
+    func run() throws {
+        let trace = try EditingTrace.load(path: tracePath)
+        let (doc, updates) = try TraceReplay.replayCollectingUpdates(trace)
+        try TraceReplay.check("store replay", doc, against: trace)
+        let full = doc.encodeStateAsUpdate()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let scratch = Scratch(directory: directory)
+        defer { scratch.removeAll() }
+        let id = try DocumentID(validating: "bench")
+
+        if wants("append_batched") {
+            let batch = Array(updates.prefix(batchedUpdates))
+            let timing = try Timing.measure(samples: samples) { () throws -> Int in
+                let store = try DocumentStore(path: scratch.fresh())
+                try store.create(id)
+                for update in batch { try store.append(update, to: id) }
+                try store.flush()
+                return batch.count
+            }.0
+            emit("append_batched", trace.name, timing, ops: batch.count, note:
+                "single-keystroke updates of the trace appended with default batching, then one flush; local (kept for sending)")
+        }
+
+        if wants("append_flush_each") {
+            let batch = Array(updates.prefix(flushEachUpdates))
+            let timing = try Timing.measure(samples: samples) { () throws -> Int in
+                let store = try DocumentStore(path: scratch.fresh())
+                try store.create(id)
+                for update in batch {
+                    try store.append(update, to: id)
+                    try store.flush()
+                }
+                return batch.count
+            }.0
+            emit("append_flush_each", trace.name, timing, ops: batch.count, note:
+                "one durable commit (fsync) per keystroke update")
+        }
+
+        if wants("load_compacted") {
+            let path = scratch.fresh()
+            let store = try DocumentStore(path: path)
+            try store.create(id)
+            try store.restore(id, snapshot: full)
+            let (timing, loaded) = try Timing.measure(samples: samples * 4) { () throws -> Doc in
+                try DocumentStore(path: path).load(id)
+            }
+            try TraceReplay.check("load_compacted", loaded, against: trace)
+            var record = BenchRecord(name: "load_compacted", trace: trace.name, timing: timing)
+            record["bytes"] = BenchRecord.int(full.count)
+            record["note"] = "open the SQLite store and load the document from its snapshot"
+            record.emit()
+        }
+
+        if wants("load_log_only") {
+            let path = scratch.fresh()
+            var options = DocumentStore.Options()
+            options.compactionMaxEntries = 0
+            let store = try DocumentStore(path: path, options: options)
+            try store.create(id, localOnly: true)
+            for update in updates { try store.append(update, to: id) }
+            try store.flush()
+            let (timing, loaded) = try Timing.measure(samples: samples) { () throws -> Doc in
+                try DocumentStore(path: path, options: options).load(id)
+            }
+            try TraceReplay.check("load_log_only", loaded, against: trace)
+            var record = BenchRecord(name: "load_log_only", trace: trace.name, timing: timing)
+            record["updates"] = BenchRecord.int(updates.count)
+            record["note"] = "open the store and replay one log entry per transaction, no snapshot"
+            record.emit()
+        }
+
+        if wants("compact") {
+            // The realistic case: a snapshot plus a full log of 1,024 keystrokes.
+            let tail = 1_024
+            let head = try TraceReplay.load(Array(updates.dropLast(tail))).encodeStateAsUpdate()
+            var options = DocumentStore.Options()
+            options.compactionMaxEntries = 0
+            var paths: [String] = []
+            for _ in 0...samples {
+                let path = scratch.fresh()
+                let store = try DocumentStore(path: path, options: options)
+                try store.create(id, localOnly: true)
+                try store.restore(id, snapshot: head)
+                for update in updates.suffix(tail) { try store.append(update, to: id) }
+                try store.flush()
+                paths.append(path)
+            }
+            var next = 0
+            let timing = try Timing.measure(samples: samples) { () throws -> Int in
+                let store = try DocumentStore(path: paths[next], options: options)
+                next += 1
+                guard case .compacted(let bytes) = try store.compact(id) else { throw BenchFailure("compact did not compact") }
+                return bytes
+            }.0
+            var record = BenchRecord(name: "compact", trace: trace.name, timing: timing)
+            record["updates"] = BenchRecord.int(tail)
+            record["note"] = "fold a 1,024-entry log into the snapshot (load, encode, one atomic commit)"
+            record.emit()
+        }
+    }
+
+    private func emit(_ name: String, _ trace: String, _ timing: Timing, ops: Int, note: String) {
+        var record = BenchRecord(name: name, trace: trace, timing: timing)
+        record["updates"] = BenchRecord.int(ops)
+        record["ops_per_s"] = .int(Int64(Double(ops) / (timing.median / 1_000)))
+        record["note"] = .string(note)
+        record.emit()
+    }
+}
+
+/// Database files for one run, removed at the end.
+final class Scratch {
+    let directory: String
+    private var made: [String] = []
+    init(directory: String) { self.directory = directory }
+
+    func fresh() -> String {
+        let path = "\(directory)/store-\(made.count)-\(UInt32.random(in: 0...UInt32.max)).db"
+        made.append(path)
+        return path
+    }
+
+    func removeAll() {
+        for path in made {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+    }
+}
