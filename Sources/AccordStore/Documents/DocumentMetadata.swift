@@ -32,6 +32,10 @@ public struct DocumentMetadata: Sendable, Hashable {
     public internal(set) var logBytes: Int
     public internal(set) var logCount: Int
 
+    /// Random at creation: tells a document from an earlier one deleted under the same id,
+    /// so a compaction that started before a delete never writes into its successor.
+    var incarnation: UInt64
+
     static let currentFormat = "yjs-update-v1"
 
     init(id: DocumentID, title: String, tags: [String], localOnly: Bool, now: Date) {
@@ -50,6 +54,7 @@ public struct DocumentMetadata: Sendable, Hashable {
         self.snapshotBytes = 0
         self.logBytes = 0
         self.logCount = 0
+        self.incarnation = UInt64.random(in: 1...UInt64.max)
     }
 }
 
@@ -58,7 +63,7 @@ public struct DocumentMetadata: Sendable, Hashable {
 extension DocumentMetadata: Codable {
     private enum CodingKeys: String, CodingKey {
         case version, id, title, tags, created, updated, localOnly, format, lastSyncTime, isResident
-        case lastSequence, acknowledgedSequence, snapshotSequence, snapshotBytes, logBytes, logCount
+        case lastSequence, acknowledgedSequence, snapshotSequence, snapshotBytes, logBytes, logCount, incarnation
     }
 
     /// Bumped when the stored form changes incompatibly; older stores are migrated on read.
@@ -86,6 +91,7 @@ extension DocumentMetadata: Codable {
         snapshotBytes = try c.decode(Int.self, forKey: .snapshotBytes)
         logBytes = try c.decode(Int.self, forKey: .logBytes)
         logCount = try c.decode(Int.self, forKey: .logCount)
+        incarnation = try c.decode(UInt64.self, forKey: .incarnation)
         guard snapshotBytes >= 0, logBytes >= 0, logCount >= 0, snapshotSequence <= lastSequence else {
             throw DecodingError.dataCorruptedError(
                 forKey: .logCount, in: c, debugDescription: "inconsistent bookkeeping")
@@ -110,6 +116,7 @@ extension DocumentMetadata: Codable {
         try c.encode(snapshotBytes, forKey: .snapshotBytes)
         try c.encode(logBytes, forKey: .logBytes)
         try c.encode(logCount, forKey: .logCount)
+        try c.encode(incarnation, forKey: .incarnation)
     }
 
     func encoded() throws(AccordError) -> [UInt8] {

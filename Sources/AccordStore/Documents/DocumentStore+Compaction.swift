@@ -1,3 +1,4 @@
+import Foundation
 public import AccordCRDT
 
 extension DocumentStore {
@@ -10,6 +11,8 @@ extension DocumentStore {
         /// The document holds pending structs (an update whose predecessor has not
         /// arrived); folding now would drop them, so the log was left as it is.
         case skippedPendingStructs
+        /// Another compaction, an eviction or a restore changed the snapshot meanwhile.
+        case superseded
     }
 
     /// Folds a document's log into a new snapshot in one atomic batch (flushing first),
@@ -17,10 +20,15 @@ extension DocumentStore {
     /// thresholds in ``Options``.
     @discardableResult
     public func compact(_ id: DocumentID) throws(AccordError) -> CompactionResult {
-        writeLock.lock()
-        defer { writeLock.unlock() }
         try checkOpen()
         try flush()
+        return try fold(id)
+    }
+
+    /// Reads the stored content, builds the snapshot without holding the write lock
+    /// (appends and flushes go on meanwhile), then commits snapshot, truncation and
+    /// metadata in one batch. Entries appended after the read stay in the log.
+    func fold(_ id: DocumentID) throws(AccordError) -> CompactionResult {
         let content = try readContent(id)
         guard !content.log.isEmpty else { return .nothingToCompact }
         let doc = Doc(gc: options.garbageCollectOnCompaction)
@@ -30,26 +38,56 @@ extension DocumentStore {
             return .skippedPendingStructs
         }
         let snapshot = doc.encodeStateAsUpdate()
-        var metadata = content.metadata
-        metadata.snapshotSequence = metadata.lastSequence
+        let foldedThrough = content.log.last?.sequence ?? content.metadata.snapshotSequence
+        let foldedBytes = content.log.reduce(0) { $0 + $1.value.count }
+
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        try checkOpen()
+        guard var metadata = try readMetadata(id), metadata.isResident,
+            metadata.incarnation == content.metadata.incarnation,
+            metadata.snapshotSequence == content.metadata.snapshotSequence
+        else { return .superseded }
+        metadata.snapshotSequence = foldedThrough
         metadata.snapshotBytes = snapshot.count
-        metadata.logBytes = 0
-        metadata.logCount = 0
+        metadata.logBytes -= foldedBytes
+        metadata.logCount -= content.log.count
         try commitMetadata(metadata, extra: [
             .put(DocumentCategories.snapshot, key: id.rawValue, value: snapshot),
-            .truncateLog(DocumentCategories.log, key: id.rawValue, through: metadata.lastSequence),
+            .truncateLog(DocumentCategories.log, key: id.rawValue, through: foldedThrough),
         ])
         notify(DocumentChange(id: id, kind: .compacted))
         return .compacted(snapshotBytes: snapshot.count)
     }
 
-    /// Compacts the documents of a flush that passed the thresholds. The updates are
-    /// already durable, so a failed compaction loses nothing; it is retried after the
-    /// next flush of the document.
+    /// Compacts the documents of a flush that passed the thresholds: on the store's
+    /// background queue by default, so a burst of appends is not held up by a fold,
+    /// or right away when ``Options/compactInBackground`` is off. The updates are
+    /// already durable, so a failed compaction loses nothing; the next flush of the
+    /// document tries again.
     func compactIfNeeded(_ flushed: [DocumentMetadata]) {
         for metadata in flushed where options.needsCompaction(metadata) {
-            if withLock({ compactionBlocked.contains(metadata.id) }) { continue }
-            _ = try? compact(metadata.id)
+            let id = metadata.id
+            let start = withLock { () -> Bool in
+                guard !compactionBlocked.contains(id), !compactionsRunning.contains(id) else { return false }
+                compactionsRunning.insert(id)
+                return true
+            }
+            guard start else { continue }
+            if options.compactInBackground {
+                compactionQueue.async { [self] in
+                    _ = try? fold(id)
+                    withLock { _ = compactionsRunning.remove(id) }
+                }
+            } else {
+                _ = try? fold(id)
+                withLock { _ = compactionsRunning.remove(id) }
+            }
         }
+    }
+
+    /// Returns when every background compaction started so far has finished.
+    public func waitForCompactions() {
+        compactionQueue.sync {}
     }
 }

@@ -17,6 +17,9 @@ extension DocumentStore {
         public var compactionLogFloor = 64 * 1024
         /// ...or when it holds this many entries. Zero turns automatic compaction off.
         public var compactionMaxEntries = 1024
+        /// Whether automatic compaction runs on a background queue (the default) or on
+        /// the thread whose flush passed the threshold.
+        public var compactInBackground = true
         /// Whether compaction garbage-collects deleted content (as a Yjs `Doc` with
         /// `gc` on does). Turn off to keep deleted content for snapshots and undo.
         public var garbageCollectOnCompaction = true

@@ -18,7 +18,8 @@ public import AccordCRDT
 /// writes nothing.
 ///
 /// **Compaction** folds the log into a new snapshot in one atomic batch when the log
-/// passes the thresholds in ``Options``, except while the document holds pending
+/// passes the thresholds in ``Options`` (on a background queue, so appends go on
+/// meanwhile; entries appended during a fold stay in the log), except while the document holds pending
 /// structs (an update whose predecessor has not arrived), because a fold would drop
 /// them; it resumes when a remote update arrives.
 ///
@@ -54,6 +55,10 @@ public final class DocumentStore: @unchecked Sendable {
     var nextObserverID = 0
     /// Documents whose compaction was skipped for pending structs, until a remote update arrives.
     var compactionBlocked: Set<DocumentID> = []
+    /// Documents with a compaction queued or running.
+    var compactionsRunning: Set<DocumentID> = []
+    /// Runs automatic compactions one at a time, off the thread that flushed.
+    let compactionQueue = DispatchQueue(label: "accord.store.compaction", qos: .utility)
 
     /// An update waiting in memory for the next commit.
     struct BufferedUpdate {
@@ -160,9 +165,11 @@ public final class DocumentStore: @unchecked Sendable {
 
     // MARK: Closing
 
-    /// Flushes and stops accepting calls (`STORE_CLOSED` afterwards).
+    /// Flushes, waits for background compactions, and stops accepting calls
+    /// (`STORE_CLOSED` afterwards).
     public func close() throws(AccordError) {
         try flush()
+        waitForCompactions()
         writeLock.lock()
         defer { writeLock.unlock() }
         withLock { isClosed = true }

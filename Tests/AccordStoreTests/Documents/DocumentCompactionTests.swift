@@ -136,3 +136,26 @@ import AccordTesting
         #expect(fromSnapshot.encodeStateVector() == source.encodeStateVector())
     }
 }
+
+/// Automatic compaction on the background queue, beside appends that go on.
+@Suite struct BackgroundCompactionTests {
+    @Test func foldsOffTheFlushingThreadAndKeepsLaterAppends() throws {
+        var options = DocumentStore.Options()
+        options.flushDelay = nil
+        options.compactionMaxEntries = 64
+        options.maxBufferedUpdates = 16
+        let store = DocumentStore(storage: .inMemory(), options: options)
+        let id = DocumentID(rawValue: "bg")!
+        let opened = try store.open(id, createIfMissing: true)
+        let text = try opened.doc.getText("t")
+        for i in 0..<1_000 { try text.insert(text.length, String(i % 10)) }
+        try store.flush()
+        store.waitForCompactions()
+        let metadata = try store.metadata(id)
+        #expect(metadata.snapshotBytes > 0)
+        #expect(metadata.logCount < 1_000)
+        #expect(metadata.snapshotSequence + UInt64(metadata.logCount) == metadata.lastSequence)
+        #expect(try store.load(id).getText("t").string == text.string)
+        try opened.close()
+    }
+}

@@ -12,6 +12,7 @@ import AccordTesting
     static var manualFlush: DocumentStore.Options {
         var options = DocumentStore.Options()
         options.flushDelay = nil
+        options.compactInBackground = false
         return options
     }
 
