@@ -63,9 +63,13 @@ struct BlobUpload {
                 info = existing.info(hash)
             } else {
                 // Only a collection in another process can remove the chunks of a live
-                // upload; never index content that is no longer all there.
-                let stored = try adapter.lastSequence(.blobChunks, key: logKey)
-                guard stored == (committedThrough > 0 ? committedThrough : nil) else {
+                // upload; never index content that is no longer all there. Collection
+                // deletes whole logs, so a log still starting at 1 and ending at our last
+                // committed chunk is whole.
+                let last = try adapter.lastSequence(.blobChunks, key: logKey)
+                let first = try adapter.readLog(.blobChunks, key: logKey, after: 0, limit: 1).first?.sequence
+                let intact = committedThrough == 0 ? last == nil : (first == 1 && last == committedThrough)
+                guard intact else {
                     throw AccordError(
                         .storageError, "the chunks of blob \(hash) were removed while it was being stored",
                         details: ["blob": hash.hex])

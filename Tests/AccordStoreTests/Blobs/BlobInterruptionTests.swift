@@ -35,45 +35,68 @@ import AccordTesting
         #expect(try store.get(kept.hash) == Array("kept".utf8))
     }
 
-    /// Collections running while a multi-batch put streams in must not take its chunks
-    /// for orphans.
-    @Test func collectionLeavesARunningPutAlone() async throws {
+    /// Collections between the batches of a running put must not take its chunks for
+    /// orphans. The put reads from a FIFO that the test feeds one chunk at a time,
+    /// collecting garbage after each chunk was committed.
+    @Test func collectionLeavesARunningPutAlone() throws {
+        let directory = try TemporaryDirectory()
+        let fifo = directory.file("fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // 4096-byte chunks: one FIFO write (PIPE_BUF on Linux) is one chunk and one batch.
         let store = try BlobStore(storage: .inMemory(), tuning: .init(chunkSize: 4096, chunksPerBatch: 1))
-        let content = BlobFixtures.randomBytes(4096 * 200, seed: 2)
-        let done = Flag()
-        let put = Task.detached {
-            defer { done.set() }
-            return try store.put(content, referencedBy: "doc")
+        let pieces = (0..<5).map { BlobFixtures.randomBytes(4096, seed: UInt64($0)) }
+        let result = ResultBox()
+        let putter = Thread { result.set(Result { try store.put(contentsOfFile: fifo, referencedBy: "doc") }) }
+        putter.start()
+        // Opening blocks until the put opened the other end.
+        let writer = try FileHandle(forWritingTo: URL(fileURLWithPath: fifo))
+        for (index, piece) in pieces.enumerated() {
+            try writer.write(contentsOf: piece)
+            try Self.waitUntil { try Self.committedChunks(store) == UInt64(index + 1) }
+            let report = try store.collectGarbage()
+            #expect(report.removedOrphanUploads == 0, "after chunk \(index + 1)")
         }
-        var collections = 0
-        while !done.isSet {
-            _ = try store.collectGarbage()
-            collections += 1
-            await Task.yield()
-        }
-        let info = try await put.value
-        #expect(collections > 0)
-        #expect(try store.get(info.hash) == content)
-        #expect(try store.collectGarbage().removedOrphanUploads == 0)
+        try writer.close()
+        try Self.waitUntil { result.value != nil }
+        let info = try #require(result.value).get()
+        #expect(try store.get(info.hash) == Array(pieces.joined()))
     }
+
+    /// The last sequence of the only chunk log (0 when there is none).
+    private static func committedChunks(_ store: BlobStore) throws -> UInt64 {
+        try store.storage.withAdapter { adapter in
+            guard let key = try adapter.logKeys(in: BlobFixtures.chunks).first else { return 0 }
+            return try adapter.lastSequence(BlobFixtures.chunks, key: key) ?? 0
+        }
+    }
+
+    private static func waitUntil(_ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(30)
+        while try !condition() {
+            guard Date() < deadline else { throw WaitTimedOut() }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+    }
+
+    struct WaitTimedOut: Error {}
 }
 
-/// A flag one task sets and another polls.
-final class Flag: @unchecked Sendable {
-    // Invariant behind @unchecked Sendable: `value` is touched only with `lock` held.
+/// The outcome of a put on another thread.
+final class ResultBox: @unchecked Sendable {
+    // Invariant behind @unchecked Sendable: `result` is touched only with `lock` held.
     private let lock = NSLock()
-    private var value = false
+    private var result: Result<BlobInfo, any Error>?
 
-    func set() {
+    func set(_ value: Result<BlobInfo, any Error>) {
         lock.lock()
         defer { lock.unlock() }
-        value = true
+        result = value
     }
 
-    var isSet: Bool {
+    var value: Result<BlobInfo, any Error>? {
         lock.lock()
         defer { lock.unlock() }
-        return value
+        return result
     }
 }
 
