@@ -3,8 +3,10 @@ public import AccordCRDT
 extension BlobStore {
     /// Stores `bytes` and returns its info. When the same content is already stored,
     /// nothing is written and the stored blob's info (first content type and creation
-    /// time) comes back. `document`, if given, gets a reference to the blob in the same
-    /// atomic batch, so a collection can never remove the blob in between.
+    /// time) comes back; the stored copy is not re-read, so to replace a copy that
+    /// reads as `STORAGE_CORRUPT`, ``delete(_:)`` it first. `document`, if given, gets a
+    /// reference to the blob in the same atomic batch, so a collection can never remove
+    /// the blob in between.
     @discardableResult
     public func put(
         _ bytes: [UInt8], contentType: String = "application/octet-stream", referencedBy document: String? = nil

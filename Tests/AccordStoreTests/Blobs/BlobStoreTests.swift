@@ -76,6 +76,20 @@ import AccordTesting
         #expect(throws: AccordError.self) { try store.forEachChunk(of: info.hash) { _ in } }
     }
 
+    /// A put of content already stored does not re-read the stored copy; deleting the
+    /// damaged copy first lets the same content be stored again.
+    @Test func aDamagedCopyIsReplacedByDeleteThenPut() throws {
+        let store = try BlobStore(storage: .inMemory(), tuning: BlobFixtures.smallChunks)
+        let content = BlobFixtures.randomBytes(9_000, seed: 8)
+        let info = try store.put(content)
+        try BlobFixtures.tamperChunk(store.storage, sequence: 1) { $0.map { ~$0 } }
+        try store.put(content)
+        expectCode(.storageCorrupt) { _ = try store.get(info.hash) }
+        try store.delete(info.hash)
+        #expect(try store.put(content).hash == info.hash)
+        #expect(try store.get(info.hash) == content)
+    }
+
     @Test(arguments: BlobBackend.allCases)
     func truncatedOrMissingChunksAreStorageCorrupt(backend: BlobBackend) throws {
         let (store, directory) = try backend.makeStore(tuning: BlobFixtures.smallChunks)
