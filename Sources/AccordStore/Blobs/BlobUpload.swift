@@ -2,10 +2,8 @@ import AccordCRDT
 
 /// One put in progress. Chunks are hashed as they arrive and committed
 /// `chunksPerBatch` at a time under a fresh random upload id, each batch in its own
-/// hold of the storage lock and in the background (``BlobBatchCommitter``) while the
-/// next batch is read and hashed; ``finish(contentType:reference:)`` then writes the
-/// index record in one atomic batch, or drops the chunks when the content is already
-/// stored.
+/// hold of the storage lock; ``finish(contentType:reference:)`` then writes the index
+/// record in one atomic batch, or drops the chunks when the content is already stored.
 ///
 /// A blob that fits one batch is therefore written in a single commit, chunks and
 /// index together. Until ``finish`` the upload id is registered in ``ActiveUploads``
@@ -17,14 +15,12 @@ struct BlobUpload {
     private var hasher: SHA256Hasher
     private var size: UInt64 = 0
     private var nextSequence: UInt64 = 1
-    /// The last sequence handed to the committer (0: none).
+    /// The last sequence already committed (0: none).
     private var committedThrough: UInt64 = 0
     private var pending: [StorageOperation] = []
-    private let committer: BlobBatchCommitter
 
     init(store: BlobStore) throws(AccordError) {
         self.store = store
-        committer = BlobBatchCommitter(storage: store.storage)
         hasher = try SHA256Hasher()
         var generator = SystemRandomNumberGenerator()
         uploadID = (0..<BlobIndexRecord.uploadIDByteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -43,7 +39,8 @@ struct BlobUpload {
 
     private mutating func flush() throws(AccordError) {
         guard !pending.isEmpty else { return }
-        try committer.submit(pending)
+        let batch = pending
+        try store.storage.withAdapter { adapter in try adapter.commit(batch) }
         committedThrough = nextSequence - 1
         pending.removeAll(keepingCapacity: true)
     }
@@ -52,7 +49,6 @@ struct BlobUpload {
     /// keeps the stored copy when the content is already there.
     mutating func finish(contentType: String, reference document: String?) throws(AccordError) -> BlobInfo {
         defer { ActiveUploads.shared.remove(logKey) }
-        try committer.drain()
         let hash = hasher.finish()
         let record = BlobIndexRecord(
             uploadID: uploadID, size: size, chunkSize: UInt32(store.tuning.chunkSize),
@@ -91,8 +87,6 @@ struct BlobUpload {
     /// fails too, they are orphans for ``BlobStore/collectGarbage()``).
     func abandon() {
         defer { ActiveUploads.shared.remove(logKey) }
-        // Let a batch in flight land first, or it could outlive the removal.
-        try? committer.drain()
         guard committedThrough > 0 else { return }
         let logKey = logKey
         _ = try? store.storage.withAdapter { adapter in try adapter.commit([.deleteLog(.blobChunks, key: logKey)]) }
