@@ -227,3 +227,34 @@ final class ManualClock: @unchecked Sendable {
         }
     }
 }
+
+/// Large pages are a per-database choice made at creation (see
+/// `SQLiteConnection.Settings.pageSize`); blobs work the same on them.
+@Suite struct BlobPageSizeTests {
+    @Test func blobsOnALargePageDatabase() throws {
+        let directory = try TemporaryDirectory()
+        var settings = SQLiteConnection.Settings()
+        settings.pageSize = 65536
+        let adapter = try SQLiteStorageAdapter(path: directory.file("big-pages.sqlite"), settings: settings)
+        var pageSize: Int64 = 0
+        try adapter.connection.prepare("PRAGMA page_size").forEachRow { pageSize = $0.int64(0) }
+        #expect(pageSize == 65536)
+        let store = try BlobStore(storage: SerialStorage(adapter), tuning: BlobFixtures.smallChunks)
+        let content = BlobFixtures.randomBytes(100_000, seed: 6)
+        let info = try store.put(content)
+        #expect(try store.get(info.hash) == content)
+        // An existing database keeps its page size.
+        settings.pageSize = 4096
+        let reopened = try SQLiteConnection(path: directory.file("big-pages.sqlite"), settings: settings)
+        try reopened.prepare("PRAGMA page_size").forEachRow { pageSize = $0.int64(0) }
+        #expect(pageSize == 65536)
+    }
+
+    @Test(arguments: [0, 256, 1000, 131_072])
+    func aBadPageSizeIsInvalidArgument(pageSize: Int) throws {
+        let directory = try TemporaryDirectory()
+        var settings = SQLiteConnection.Settings()
+        settings.pageSize = pageSize
+        expectCode(.invalidArgument) { _ = try SQLiteConnection(path: directory.file("x.sqlite"), settings: settings) }
+    }
+}
