@@ -21,6 +21,8 @@ struct BlobBenchmark {
     var size = 100 * 1_000_000
     var samples = 5
     var tuning = BlobStore.Tuning()
+    /// SQLite page size for the store's database; nil keeps SQLite's default (4096).
+    var pageSize: Int?
 
     static let names = ["file_copy", "blob_write", "blob_read"]
 
@@ -42,7 +44,10 @@ struct BlobBenchmark {
         let writeTiming = try measure(setup: {
             store = nil
             for suffix in ["", "-wal", "-shm"] { try remove("\(work)/store.sqlite\(suffix)") }
-            store = try BlobStore(storage: SerialStorage(path: "\(work)/store.sqlite"), tuning: tuning)
+            var settings = SQLiteConnection.Settings()
+            settings.pageSize = pageSize
+            let adapter = try SQLiteStorageAdapter(path: "\(work)/store.sqlite", settings: settings)
+            store = try BlobStore(storage: SerialStorage(adapter), tuning: tuning)
         }) {
             guard let store else { throw BenchFailure("no store") }
             hash = try store.put(contentsOfFile: input).hash
@@ -66,6 +71,7 @@ struct BlobBenchmark {
                 record["vs_file_copy"] = .double((rate(timing) / copyRate * 1000).rounded() / 1000)
                 record["chunk_size"] = BenchRecord.int(tuning.chunkSize)
                 record["chunks_per_batch"] = BenchRecord.int(tuning.chunksPerBatch)
+                record["page_size"] = BenchRecord.int(pageSize ?? 4096)
             }
             record["note"] = .string(Self.notes[name] ?? "")
             record["build"] = .string(Self.build)
