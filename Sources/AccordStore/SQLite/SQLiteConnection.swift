@@ -23,9 +23,10 @@ public final class SQLiteConnection {
         public var synchronousFull = true
         /// Page size in bytes (a power of two, 512 to 65536) for a database this
         /// connection creates; nil keeps SQLite's default (4096). An existing database
-        /// keeps its page size. Large pages cut the per-page cost of big values (a
-        /// 100 MB blob was written in about half the time with 65536 than with 4096),
-        /// at the price of more bytes written per small change.
+        /// keeps its page size. Large pages cut the per-page cost of big values
+        /// (inserting 100 MB of 1 MiB rows took 0.7-1.1 s with 65536 against 1.4-1.7 s
+        /// with 4096; a whole blob put, SHA-256 included, about 15% less), at the price
+        /// of more bytes written per small change.
         public var pageSize: Int?
         public init() {}
     }
