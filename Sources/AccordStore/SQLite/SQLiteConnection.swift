@@ -21,6 +21,13 @@ public final class SQLiteConnection {
         public var walMode = true
         /// `FULL` makes every commit durable across power loss (see the type's docs).
         public var synchronousFull = true
+        /// Page size in bytes (a power of two, 512 to 65536) for a database this
+        /// connection creates; nil keeps SQLite's default (4096). An existing database
+        /// keeps its page size. Large pages cut the per-page cost of big values
+        /// (inserting 100 MB of 1 MiB rows took 0.7-1.1 s with 65536 against 1.4-1.7 s
+        /// with 4096; a whole blob put, SHA-256 included, about 15% less), at the price
+        /// of more bytes written per small change.
+        public var pageSize: Int?
         public init() {}
     }
 
@@ -50,6 +57,14 @@ public final class SQLiteConnection {
         sqlite3_extended_result_codes(db, 1)
         try SQLiteResult.check(
             sqlite3_busy_timeout(db, settings.busyTimeoutMilliseconds), db, "busy timeout")
+        // Before WAL: in WAL mode SQLite ignores a page size change.
+        if let pageSize = settings.pageSize, !settings.readOnly {
+            // Thrown after `handle` is set, so deinit closes the connection.
+            guard (512...65536).contains(pageSize), pageSize & (pageSize - 1) == 0 else {
+                throw AccordError(.invalidArgument, "SQLite page size \(pageSize) is not a power of two from 512 to 65536")
+            }
+            try execute("PRAGMA page_size=\(pageSize)")
+        }
         if settings.walMode && !settings.readOnly && path != ":memory:" {
             try execute("PRAGMA journal_mode=WAL")
         }

@@ -1,0 +1,78 @@
+import AccordCRDT
+
+/// Encodings of the two halves of the reference index (see ``StorageCategory/blobRefs``).
+/// Both hold sorted sets, so equal sets always encode to equal bytes, and an empty set
+/// is stored as no record at all.
+///
+/// Document ids are handled as UTF-8 bytes, not `String`s: Swift's `String` equality
+/// merges canonically equivalent text ("é" and "e" + U+0301), while storage keys, and
+/// so document ids, are compared byte for byte.
+enum BlobReferenceLists {
+    static let version: UInt8 = 1
+
+    /// `blob.refs` value, version 1: `u8 version | 32 bytes per hash`, ascending.
+    static func encodeHashes(_ hashes: Set<BlobHash>) -> [UInt8] {
+        var bytes: [UInt8] = [version]
+        bytes.reserveCapacity(1 + hashes.count * BlobHash.byteCount)
+        for hash in hashes.sorted() { bytes += hash.bytes }
+        return bytes
+    }
+
+    static func decodeHashes(_ bytes: [UInt8], document: String) throws(AccordError) -> Set<BlobHash> {
+        guard bytes.first == version, (bytes.count - 1) % BlobHash.byteCount == 0 else {
+            throw AccordError(
+                .storageCorrupt, "the blob references of document \(document) are damaged",
+                details: ["document": document])
+        }
+        var hashes = Set<BlobHash>()
+        for start in stride(from: 1, to: bytes.count, by: BlobHash.byteCount) {
+            hashes.insert(BlobHash(validatedBytes: Array(bytes[start..<start + BlobHash.byteCount])))
+        }
+        return hashes
+    }
+
+    /// `blob.referrers` value, version 1: `u8 version | (u32 length | UTF-8 id)*`,
+    /// ascending by bytes.
+    static func encodeDocuments(_ documents: Set<[UInt8]>) -> [UInt8] {
+        var bytes: [UInt8] = [version]
+        for document in documents.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            BlobIndexRecord.append(UInt32(document.count), to: &bytes)
+            bytes += document
+        }
+        return bytes
+    }
+
+    static func decodeDocuments(_ bytes: [UInt8], blob hash: BlobHash) throws(AccordError) -> Set<[UInt8]> {
+        let corrupt = AccordError(
+            .storageCorrupt, "the referrers of blob \(hash) are damaged", details: ["blob": hash.hex])
+        guard bytes.first == version else { throw corrupt }
+        var documents = Set<[UInt8]>()
+        var offset = 1
+        while offset < bytes.count {
+            guard bytes.count - offset >= 4 else { throw corrupt }
+            let length = Int(BlobIndexRecord.readInteger(bytes, at: &offset) as UInt32)
+            guard bytes.count - offset >= length else { throw corrupt }
+            // Decoding repairs bad UTF-8; comparing back rejects it instead (String's
+            // validating initializer needs macOS 15).
+            let slice = bytes[offset..<offset + length]
+            guard String(decoding: slice, as: UTF8.self).utf8.elementsEqual(slice) else { throw corrupt }
+            documents.insert(Array(slice))
+            offset += length
+        }
+        return documents
+    }
+
+    /// The operation that stores `hashes` as `document`'s references.
+    static func storeHashes(_ hashes: Set<BlobHash>, document: String) -> StorageOperation {
+        hashes.isEmpty
+            ? .delete(.blobRefs, key: document)
+            : .put(.blobRefs, key: document, value: encodeHashes(hashes))
+    }
+
+    /// The operation that stores `documents` as the referrers of `hash`.
+    static func storeDocuments(_ documents: Set<[UInt8]>, blob hash: BlobHash) -> StorageOperation {
+        documents.isEmpty
+            ? .delete(.blobReferrers, key: hash.hex)
+            : .put(.blobReferrers, key: hash.hex, value: encodeDocuments(documents))
+    }
+}

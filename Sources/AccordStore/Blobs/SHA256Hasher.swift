@@ -1,0 +1,46 @@
+internal import CSodium
+import AccordCRDT
+
+/// libsodium's `sodium_init`, run once on first use (a global's initializer runs
+/// exactly once, thread-safely). It returns -1 only when the library cannot start,
+/// such as when no source of randomness exists; 0 and 1 (already started) are fine.
+private let sodiumInitResult: Int32 = sodium_init()
+
+/// Incremental SHA-256 over libsodium (`crypto_hash_sha256_init/update/final`), so a
+/// blob is hashed chunk by chunk as it streams, never held whole.
+struct SHA256Hasher {
+    private var state = crypto_hash_sha256_state()
+
+    init() throws(AccordError) {
+        guard sodiumInitResult >= 0 else {
+            throw AccordError(.storageError, "libsodium failed to initialize (sodium_init returned \(sodiumInitResult))")
+        }
+        // Only fails for a null state pointer, which cannot happen here.
+        crypto_hash_sha256_init(&state)
+    }
+
+    /// Feeds `bytes` to the hash (`crypto_hash_sha256_update`).
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        crypto_hash_sha256_update(&state, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
+    }
+
+    mutating func update(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// The digest (`crypto_hash_sha256_final`). The hasher must not be used afterwards.
+    mutating func finish() -> BlobHash {
+        var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
+        crypto_hash_sha256_final(&state, &digest)
+        // The digest is exactly 32 bytes, which is all BlobHash checks.
+        return BlobHash(validatedBytes: digest)
+    }
+
+    /// The SHA-256 of `bytes` in one call.
+    static func hash(_ bytes: [UInt8]) throws(AccordError) -> BlobHash {
+        var hasher = try SHA256Hasher()
+        hasher.update(bytes)
+        return hasher.finish()
+    }
+}

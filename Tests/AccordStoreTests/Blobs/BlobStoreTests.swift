@@ -1,0 +1,260 @@
+import Foundation
+import Testing
+import AccordCRDT
+import AccordStore
+import AccordTesting
+
+@Suite struct BlobStoreTests {
+    @Test(arguments: BlobBackend.allCases)
+    func putGetExistsListDelete(backend: BlobBackend) throws {
+        let (store, directory) = try backend.makeStore(tuning: BlobFixtures.smallChunks)
+        defer { withExtendedLifetime(directory) {} }
+        // Sizes around chunk and batch boundaries (4096-byte chunks, 3 per batch).
+        let sizes = [0, 1, 4095, 4096, 4097, 3 * 4096, 3 * 4096 + 1, 50_000]
+        var stored: [BlobInfo] = []
+        for (index, size) in sizes.enumerated() {
+            let content = BlobFixtures.randomBytes(size, seed: UInt64(index))
+            let info = try store.put(content, contentType: "application/x-test-\(index)")
+            #expect(info.size == Int64(size))
+            #expect(info.contentType == "application/x-test-\(index)")
+            #expect(info.created == BlobFixtures.fixedDate)
+            #expect(try store.exists(info.hash))
+            #expect(try store.info(info.hash) == info)
+            #expect(try store.get(info.hash) == content, "size \(size)")
+            stored.append(info)
+        }
+        #expect(try store.list() == stored.sorted { $0.hash < $1.hash })
+
+        let gone = stored[3]
+        try store.delete(gone.hash)
+        #expect(try !store.exists(gone.hash))
+        #expect(try store.info(gone.hash) == nil)
+        #expect(try store.list().count == sizes.count - 1)
+        #expect(try store.get(stored[4].hash).count == sizes[4])
+        // Its chunks went with it.
+        let logs = try store.storage.withAdapter { try $0.logKeys(in: BlobFixtures.chunks) }
+        #expect(logs.count == sizes.filter { $0 > 0 }.count - 1)
+    }
+
+    @Test(arguments: BlobBackend.allCases)
+    func sameContentIsStoredOnce(backend: BlobBackend) throws {
+        let clock = ManualClock(BlobFixtures.fixedDate)
+        let (store, directory) = try backend.makeStore(tuning: BlobFixtures.smallChunks, now: clock.read)
+        defer { withExtendedLifetime(directory) {} }
+        let content = BlobFixtures.randomBytes(20_000, seed: 7)
+        let first = try store.put(content, contentType: "image/png")
+        clock.advance(by: 60)
+        let second = try store.put(content, contentType: "text/plain")
+        // The first put's content type and time stay.
+        #expect(second == first)
+        #expect(try store.list() == [first])
+        // One chunk log and one index record: the second copy was dropped (it spanned
+        // several batches, so its chunks had been committed before it was found equal).
+        let (logs, keys) = try store.storage.withAdapter { adapter in
+            (try adapter.logKeys(in: BlobFixtures.chunks), try adapter.keys(in: BlobFixtures.index))
+        }
+        #expect(logs.count == 1)
+        #expect(keys == [first.hash.hex])
+        #expect(try store.get(first.hash) == content)
+    }
+
+    @Test(arguments: BlobBackend.allCases)
+    func aTamperedChunkIsStorageCorruptOnRead(backend: BlobBackend) throws {
+        let (store, directory) = try backend.makeStore(tuning: BlobFixtures.smallChunks)
+        defer { withExtendedLifetime(directory) {} }
+        let info = try store.put(BlobFixtures.randomBytes(10_000, seed: 3))
+        // Same length, one bit flipped: only the SHA-256 can tell.
+        try BlobFixtures.tamperChunk(store.storage, sequence: 2) { bytes in
+            var bytes = bytes
+            bytes[100] ^= 0x01
+            return bytes
+        }
+        let error = #expect(throws: AccordError.self) { try store.get(info.hash) }
+        #expect(error?.code == .storageCorrupt)
+        #expect(error?.details["blob"] == info.hash.hex)
+        #expect(error?.message.contains(info.hash.hex) == true)
+        #expect(throws: AccordError.self) { try store.forEachChunk(of: info.hash) { _ in } }
+    }
+
+    /// A put of content already stored does not re-read the stored copy; deleting the
+    /// damaged copy first lets the same content be stored again.
+    @Test func aDamagedCopyIsReplacedByDeleteThenPut() throws {
+        let store = try BlobStore(storage: .inMemory(), tuning: BlobFixtures.smallChunks)
+        let content = BlobFixtures.randomBytes(9_000, seed: 8)
+        let info = try store.put(content)
+        try BlobFixtures.tamperChunk(store.storage, sequence: 1) { $0.map { ~$0 } }
+        try store.put(content)
+        expectCode(.storageCorrupt) { _ = try store.get(info.hash) }
+        try store.delete(info.hash)
+        #expect(try store.put(content).hash == info.hash)
+        #expect(try store.get(info.hash) == content)
+    }
+
+    @Test(arguments: BlobBackend.allCases)
+    func truncatedOrMissingChunksAreStorageCorrupt(backend: BlobBackend) throws {
+        let (store, directory) = try backend.makeStore(tuning: BlobFixtures.smallChunks)
+        defer { withExtendedLifetime(directory) {} }
+        let info = try store.put(BlobFixtures.randomBytes(10_000, seed: 4))
+        try BlobFixtures.tamperChunk(store.storage, sequence: 1) { Array($0.dropLast()) }
+        expectCode(.storageCorrupt) { _ = try store.get(info.hash) }
+
+        let other = try store.put(BlobFixtures.randomBytes(10_000, seed: 5))
+        try store.storage.withAdapter { adapter in
+            for key in try adapter.logKeys(in: BlobFixtures.chunks) {
+                try adapter.commit([.truncateLog(BlobFixtures.chunks, key: key, through: 1)])
+            }
+        }
+        let error = #expect(throws: AccordError.self) { try store.get(other.hash) }
+        #expect(error?.code == .storageCorrupt)
+        #expect(error?.details["blob"] == other.hash.hex)
+    }
+
+    @Test(arguments: [
+        [UInt8](), [2], [1] + [UInt8](repeating: 0, count: 37), [1] + [UInt8](repeating: 0, count: 39),
+    ])
+    func aDamagedIndexRecordIsStorageCorrupt(record: [UInt8]) throws {
+        let store = try BlobStore(storage: .inMemory())
+        let info = try store.put(Array("hello".utf8))
+        try store.storage.withAdapter { adapter in
+            try adapter.commit([.put(BlobFixtures.index, key: info.hash.hex, value: record)])
+        }
+        expectCode(.storageCorrupt) { _ = try store.get(info.hash) }
+        expectCode(.storageCorrupt) { _ = try store.info(info.hash) }
+        expectCode(.storageCorrupt) { _ = try store.list() }
+    }
+
+    @Test(arguments: BlobBackend.allCases)
+    func missingBlobIsBlobNotFound(backend: BlobBackend) throws {
+        let (store, directory) = try backend.makeStore()
+        defer { withExtendedLifetime(directory) {} }
+        let absent = try BlobHash(hex: String(repeating: "ab", count: 32))
+        for call in [
+            { _ = try store.get(absent) },
+            { try store.delete(absent) },
+            { _ = try store.forEachChunk(of: absent) { _ in } },
+            { try store.addReference(absent, document: "doc") },
+        ] as [() throws -> Void] {
+            let error = #expect(throws: AccordError.self) { try call() }
+            #expect(error?.code == .blobNotFound)
+            #expect(error?.details["blob"] == absent.hex)
+        }
+        #expect(try !store.exists(absent))
+        #expect(try store.info(absent) == nil)
+        #expect(try store.removeReference(absent, document: "doc") == false)
+    }
+
+    @Test(arguments: ["", "text/\u{7}bell", "text/plain\n", "image/pngé", String(repeating: "a", count: 256)])
+    func badContentTypeIsInvalidArgumentAndStoresNothing(contentType: String) throws {
+        let store = try BlobStore(storage: .inMemory())
+        let error = #expect(throws: AccordError.self) { try store.put([1, 2, 3], contentType: contentType) }
+        #expect(error?.code == .invalidArgument)
+        #expect(try store.list().isEmpty)
+        #expect(try store.storage.withAdapter { try $0.logKeys(in: BlobFixtures.chunks) }.isEmpty)
+    }
+
+    @Test func longestContentTypeIsKept() throws {
+        let store = try BlobStore(storage: .inMemory())
+        let type = "application/" + String(repeating: "x", count: 255 - 12)
+        let info = try store.put([1], contentType: type)
+        #expect(try store.info(info.hash)?.contentType == type)
+    }
+
+    @Test(arguments: [(0, 8), (4095, 8), (16 << 20 + 1, 8), (1 << 20, 0), (1 << 20, 1025)])
+    func badTuningIsInvalidArgument(chunkSize: Int, chunksPerBatch: Int) {
+        let tuning = BlobStore.Tuning(chunkSize: chunkSize, chunksPerBatch: chunksPerBatch)
+        expectCode(.invalidArgument) { _ = try BlobStore(storage: .inMemory(), tuning: tuning) }
+    }
+
+    /// Blobs written with one chunk size read back under another: the size is in the
+    /// index record, not in the store's tuning.
+    @Test func chunkSizeIsPerBlob() throws {
+        let directory = try TemporaryDirectory()
+        let content = BlobFixtures.randomBytes(30_000, seed: 9)
+        let hash = try BlobStore(storage: SerialStorage(path: directory.file("a.sqlite")), tuning: BlobFixtures.smallChunks)
+            .put(content).hash
+        let reopened = try BlobStore(storage: SerialStorage(path: directory.file("a.sqlite")))
+        #expect(try reopened.get(hash) == content)
+    }
+
+    @Test func forEachChunkDeliversTheContentInOrderAndRethrowsHandlerErrors() throws {
+        let store = try BlobStore(storage: .inMemory(), tuning: BlobFixtures.smallChunks)
+        let content = BlobFixtures.randomBytes(20_000, seed: 11)
+        let info = try store.put(content)
+        var received: [[UInt8]] = []
+        #expect(try store.forEachChunk(of: info.hash) { received.append($0) } == info)
+        #expect(received.map(\.count) == [4096, 4096, 4096, 4096, 3616])
+        #expect(Array(received.joined()) == content)
+
+        struct Stop: Error {}
+        var calls = 0
+        #expect(throws: Stop.self) {
+            try store.forEachChunk(of: info.hash) { _ in
+                calls += 1
+                if calls == 2 { throw Stop() }
+            }
+        }
+        #expect(calls == 2)
+    }
+
+    @Test func wipeAllRemovesBlobs() throws {
+        let store = try BlobStore(storage: .inMemory())
+        let info = try store.put([1, 2, 3])
+        try store.storage.withAdapter { try $0.wipeAll() }
+        #expect(try !store.exists(info.hash))
+        #expect(try store.list().isEmpty)
+    }
+}
+
+/// A clock tests move by hand.
+final class ManualClock: @unchecked Sendable {
+    // Invariant behind @unchecked Sendable: `date` is touched only with `lock` held.
+    private let lock = NSLock()
+    private var date: Date
+
+    init(_ date: Date) { self.date = date }
+
+    func advance(by seconds: TimeInterval) {
+        lock.lock()
+        defer { lock.unlock() }
+        date += seconds
+    }
+
+    var read: @Sendable () -> Date {
+        { [self] in
+            lock.lock()
+            defer { lock.unlock() }
+            return date
+        }
+    }
+}
+
+/// Large pages are a per-database choice made at creation (see
+/// `SQLiteConnection.Settings.pageSize`); blobs work the same on them.
+@Suite struct BlobPageSizeTests {
+    @Test func blobsOnALargePageDatabase() throws {
+        let directory = try TemporaryDirectory()
+        var settings = SQLiteConnection.Settings()
+        settings.pageSize = 65536
+        let adapter = try SQLiteStorageAdapter(path: directory.file("big-pages.sqlite"), settings: settings)
+        var pageSize: Int64 = 0
+        try adapter.connection.prepare("PRAGMA page_size").forEachRow { pageSize = $0.int64(0) }
+        #expect(pageSize == 65536)
+        let store = try BlobStore(storage: SerialStorage(adapter), tuning: BlobFixtures.smallChunks)
+        let content = BlobFixtures.randomBytes(100_000, seed: 6)
+        let info = try store.put(content)
+        #expect(try store.get(info.hash) == content)
+        // An existing database keeps its page size.
+        settings.pageSize = 4096
+        let reopened = try SQLiteConnection(path: directory.file("big-pages.sqlite"), settings: settings)
+        try reopened.prepare("PRAGMA page_size").forEachRow { pageSize = $0.int64(0) }
+        #expect(pageSize == 65536)
+    }
+
+    @Test(arguments: [0, 256, 1000, 131_072])
+    func aBadPageSizeIsInvalidArgument(pageSize: Int) throws {
+        let directory = try TemporaryDirectory()
+        var settings = SQLiteConnection.Settings()
+        settings.pageSize = pageSize
+        expectCode(.invalidArgument) { _ = try SQLiteConnection(path: directory.file("x.sqlite"), settings: settings) }
+    }
+}
