@@ -10,6 +10,8 @@
 #   BENCH_ENGINES   engines to run (default: "accord pycrdt loro")
 #   PYCRDT_SAMPLES  replay samples for pycrdt (default 3; its replays take ~10 s each)
 #   LORO_SAMPLES    replay samples for loro (default 5)
+#   BENCH_STORE     1 (default) also runs `accord-bench store` on automerge-paper in
+#                   .build/bench/store (the document and blob stores; Accord only)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -58,6 +60,11 @@ for t in "${TRACES[@]}"; do
         run loro "$t" "$PY" scripts/bench_reference.py --engine loro "$f" --samples "${LORO_SAMPLES:-5}"
     fi
 done
+
+if has accord && [[ "${BENCH_STORE:-1}" == 1 ]]; then
+    mkdir -p "$OUT/store"
+    run accord "store:automerge-paper" "$BIN" store "$SHARED/traces/automerge-paper.json.gz" --dir "$OUT/store"
+fi
 
 "$PY" scripts/bench_table.py table "$RESULTS" | tee "$OUT/results.md"
 echo "bench.sh: results in ${RESULTS#$ROOT/} and ${OUT#$ROOT/}/results.md" >&2

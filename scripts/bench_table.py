@@ -115,6 +115,16 @@ def table(path: str) -> int:
                 b = {e: recs[e].get("bytes") if e in recs else None for e in engines}
                 row = [n] + [fmt_bytes(b[e]) for e in engines] + [fmt_ratio(b[e], b.get("accord")) for e in refs]
                 print("| " + " | ".join(row) + " |")
+        rated = [n for n in names if any("ops_per_s" in r or "mb_per_s" in r for r in by_name[n].values())]
+        if rated:
+            print("\nthroughput\n")
+            print("| measurement | engine | ops/s | MB/s |")
+            print("| --- | --- | ---: | ---: |")
+            for n in rated:
+                for e, r in by_name[n].items():
+                    ops = f"{r['ops_per_s']:,}" if "ops_per_s" in r else ""
+                    mbs = f"{r['mb_per_s']:,.1f}" if "mb_per_s" in r else ""
+                    print(f"| {n} | {e} | {ops} | {mbs} |")
         notes: "OrderedDict[tuple, list]" = OrderedDict()  # (name, note) -> engines
         for n in names:
             for e, r in by_name[n].items():

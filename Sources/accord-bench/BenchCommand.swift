@@ -14,10 +14,12 @@ enum BenchCommand {
               apply_incremental, resident_doc (Linux). Same format as
               scripts/bench_reference.py, so scripts/bench.sh can compare engines.
 
-          accord-bench store <trace.json.gz> [--samples N] [--dir DIR] [--only a,b]
-              The document store on SQLite files in DIR (default: the system temporary
-              directory; use a directory on the disk you want to measure): append_batched,
-              append_flush_each (with ops_per_s), load_compacted, load_log_only, compact.
+          accord-bench store <trace.json.gz> [--samples N] [--dir DIR] [--blob-mb N] [--only a,b]
+              The document and blob stores on SQLite files in DIR (default: the system
+              temporary directory; use a directory on the disk you want to measure):
+              append_batched, append_flush_each (with ops_per_s), load_compacted,
+              load_log_only, compact, blob_write, blob_read, file_copy (with mb_per_s;
+              a 100 MB blob unless --blob-mb).
 
         Options of trace:
           --samples N            timed runs of the replay-type measurements (default 5)
@@ -84,6 +86,10 @@ enum BenchCommand {
             case "--dir":
                 guard let next else { throw BenchFailure.usage("--dir needs a directory") }
                 bench.directory = next
+                i += 1
+            case "--blob-mb":
+                guard let text = next, let n = Int(text), n >= 1 else { throw BenchFailure.usage("--blob-mb needs a whole number >= 1") }
+                bench.blobMegabytes = n
                 i += 1
             case "--only":
                 guard let next else { throw BenchFailure.usage("--only needs names") }

@@ -33,7 +33,7 @@ struct BlobBenchmark {
         defer { try? FileManager.default.removeItem(atPath: work) }
         let input = "\(work)/input"
         try Self.writeInput(input, size: size)
-        let trace = "blob_\(size / 1_000_000)MB"
+        let trace = "store:blob_\(size / 1_000_000)MB"
 
         let copyTiming = try measure(setup: { try remove("\(work)/copy") }) {
             try Self.copyFile(input, to: "\(work)/copy")

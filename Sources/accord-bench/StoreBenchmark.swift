@@ -14,6 +14,8 @@ struct StoreBenchmark {
     var batchedUpdates = 100_000
     /// Updates appended (and flushed one by one) by `append_flush_each`.
     var flushEachUpdates = 500
+    /// Size of the blob written and read by `blob_write` / `blob_read` / `file_copy`.
+    var blobMegabytes = 100
 
     static let names = [
         "append_batched", "append_flush_each", "load_compacted", "load_log_only", "compact",
@@ -23,7 +25,9 @@ struct StoreBenchmark {
     func wants(_ name: String) -> Bool { only?.contains(name) ?? true }
 
     func run() throws {
-        let trace = try EditingTrace.load(path: tracePath)
+        var trace = try EditingTrace.load(path: tracePath)
+        // Results group apart from the engine measurements of the same trace.
+        trace.name = "store:\(trace.name)"
         let (doc, updates) = try TraceReplay.replayCollectingUpdates(trace)
         try TraceReplay.check("store replay", doc, against: trace)
         let full = doc.encodeStateAsUpdate()
@@ -91,6 +95,14 @@ struct StoreBenchmark {
             record["updates"] = BenchRecord.int(updates.count)
             record["note"] = "open the store and replay one log entry per transaction, no snapshot"
             record.emit()
+        }
+
+        if wants("blob_write") || wants("blob_read") || wants("file_copy") {
+            // The three always run together: the ratio to file_copy is the point.
+            var blobs = BlobBenchmark(directory: directory)
+            blobs.samples = samples
+            blobs.size = blobMegabytes * 1_000_000
+            for record in try blobs.run() { record.emit() }
         }
 
         if wants("compact") {
