@@ -9,7 +9,7 @@ extension BlobStore {
     /// the blob in between.
     @discardableResult
     public func put(
-        _ bytes: [UInt8], contentType: String = "application/octet-stream", referencedBy document: String? = nil
+        _ bytes: [UInt8], contentType: String = "application/octet-stream", referencedBy document: DocumentID? = nil
     ) throws(AccordError) -> BlobInfo {
         var offset = 0
         let chunkSize = tuning.chunkSize
@@ -28,7 +28,7 @@ extension BlobStore {
     @discardableResult
     public func put(
         contentsOfFile path: String, contentType: String = "application/octet-stream",
-        referencedBy document: String? = nil
+        referencedBy document: DocumentID? = nil
     ) throws(AccordError) -> BlobInfo {
         try Self.validateContentType(contentType)
         let reader = try BlobFileReader(path: path)
@@ -42,10 +42,9 @@ extension BlobStore {
     /// Validates the arguments, then feeds `nextChunk` (full-sized chunks until the
     /// last) through a ``BlobUpload``, abandoning it on any error.
     private func upload(
-        contentType: String, reference document: String?, nextChunk: () throws(AccordError) -> [UInt8]?
+        contentType: String, reference document: DocumentID?, nextChunk: () throws(AccordError) -> [UInt8]?
     ) throws(AccordError) -> BlobInfo {
         try Self.validateContentType(contentType)
-        if let document { try Self.validateDocument(document) }
         var upload = try BlobUpload(store: self)
         do throws(AccordError) {
             while let chunk = try nextChunk() { try upload.append(chunk) }

@@ -21,8 +21,8 @@ extension BlobStore {
     /// `BLOB_NOT_FOUND` when the blob is not stored, `INVALID_ARGUMENT` for an empty
     /// document id.
     @discardableResult
-    public func addReference(_ hash: BlobHash, document: String) throws(AccordError) -> Bool {
-        try Self.validateDocument(document)
+    public func addReference(_ hash: BlobHash, document id: DocumentID) throws(AccordError) -> Bool {
+        let document = id.rawValue
         return try storage.withAdapter { adapter in
             guard try adapter.read(.blobIndex, key: hash.hex) != nil else { throw Self.notFound(hash) }
             let batch = try Self.referenceAdditions(of: hash, document: document, in: adapter)
@@ -34,8 +34,8 @@ extension BlobStore {
     /// Drops `document`'s reference to the blob. Returns false when there was none.
     /// The blob stays stored until ``collectGarbage()`` or ``delete(_:)``.
     @discardableResult
-    public func removeReference(_ hash: BlobHash, document: String) throws(AccordError) -> Bool {
-        try Self.validateDocument(document)
+    public func removeReference(_ hash: BlobHash, document id: DocumentID) throws(AccordError) -> Bool {
+        let document = id.rawValue
         return try storage.withAdapter { adapter in
             var hashes = try Self.references(of: document, in: adapter)
             var documents = try Self.referrers(of: hash, in: adapter)
@@ -52,8 +52,9 @@ extension BlobStore {
     }
 
     /// The blobs `document` references, ascending by hash.
-    public func blobs(referencedBy document: String) throws(AccordError) -> [BlobInfo] {
-        try storage.withAdapter { adapter in
+    public func blobs(referencedBy id: DocumentID) throws(AccordError) -> [BlobInfo] {
+        let document = id.rawValue
+        return try storage.withAdapter { adapter in
             try Self.references(of: document, in: adapter).sorted().map { hash in
                 // delete(_:) drops references in the same batch, so a reference always
                 // names a stored blob.
@@ -68,10 +69,16 @@ extension BlobStore {
     }
 
     /// The documents referencing the blob, ascending by UTF-8 bytes.
-    public func documents(referencing hash: BlobHash) throws(AccordError) -> [String] {
-        try storage.withAdapter { adapter in
+    public func documents(referencing hash: BlobHash) throws(AccordError) -> [DocumentID] {
+        let raw = try storage.withAdapter { adapter in
             try Self.referrers(of: hash, in: adapter).sorted { $0.lexicographicallyPrecedes($1) }
                 .map { String(decoding: $0, as: UTF8.self) }
+        }
+        return try raw.map { (text) throws(AccordError) -> DocumentID in
+            guard let id = DocumentID(rawValue: text) else {
+                throw AccordError(.storageCorrupt, "blob \(hash) names an invalid document id", details: ["blob": hash.hex])
+            }
+            return id
         }
     }
 
@@ -148,11 +155,5 @@ extension BlobStore {
             batch.append(BlobReferenceLists.storeHashes(hashes, document: document))
         }
         return batch
-    }
-
-    static func validateDocument(_ document: String) throws(AccordError) {
-        guard !document.isEmpty else {
-            throw AccordError(.invalidArgument, "a document id for a blob reference is empty")
-        }
     }
 }

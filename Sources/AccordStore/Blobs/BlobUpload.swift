@@ -47,7 +47,7 @@ struct BlobUpload {
 
     /// Writes the index record (and the reference, if any) with the last chunks, or
     /// keeps the stored copy when the content is already there.
-    mutating func finish(contentType: String, reference document: String?) throws(AccordError) -> BlobInfo {
+    mutating func finish(contentType: String, reference document: DocumentID?) throws(AccordError) -> BlobInfo {
         defer { ActiveUploads.shared.remove(logKey) }
         let hash = hasher.finish()
         let record = BlobIndexRecord(
@@ -77,7 +77,7 @@ struct BlobUpload {
                 batch = pending + [.put(.blobIndex, key: hash.hex, value: record.encoded())]
                 info = record.info(hash)
             }
-            if let document { batch += try BlobStore.referenceAdditions(of: hash, document: document, in: adapter) }
+            if let document { batch += try BlobStore.referenceAdditions(of: hash, document: document.rawValue, in: adapter) }
             try adapter.commit(batch)
             return info
         }

@@ -2,7 +2,9 @@ public import AccordCRDT
 
 /// The name of a document in a store: 1 to 256 bytes of UTF-8, without control
 /// characters, so it is safe in file names, URLs after escaping, and log output.
-public struct DocumentID: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible, Codable {
+public struct DocumentID: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible, Codable,
+    ExpressibleByStringLiteral
+{
     public let rawValue: String
 
     /// Returns nil for an empty, over-long or control-character id; use
@@ -17,9 +19,30 @@ public struct DocumentID: RawRepresentable, Hashable, Sendable, Comparable, Cust
         self.rawValue = rawValue
     }
 
+    /// A literal id in code: `"notes"`. An invalid literal is a programming error and
+    /// stops the program; ids from input go through ``init(validating:)``.
+    public init(stringLiteral value: String) {
+        do {
+            try Self.validate(value)
+        } catch {
+            preconditionFailure("invalid DocumentID literal: \(error.message)")
+        }
+        self.rawValue = value
+    }
+
     public var description: String { rawValue }
 
-    public static func < (a: DocumentID, b: DocumentID) -> Bool { a.rawValue < b.rawValue }
+    // Byte for byte, as storage compares keys: String equality would make canonically
+    // equivalent ids ("\u{E9}" and "e\u{301}") one document.
+    public static func == (a: DocumentID, b: DocumentID) -> Bool { a.rawValue.utf8.elementsEqual(b.rawValue.utf8) }
+
+    public func hash(into hasher: inout Hasher) {
+        for byte in rawValue.utf8 { hasher.combine(byte) }
+    }
+
+    public static func < (a: DocumentID, b: DocumentID) -> Bool {
+        a.rawValue.utf8.lexicographicallyPrecedes(b.rawValue.utf8)
+    }
 
     public init(from decoder: any Decoder) throws {
         let raw = try decoder.singleValueContainer().decode(String.self)

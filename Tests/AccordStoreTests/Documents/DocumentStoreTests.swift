@@ -17,9 +17,9 @@ import AccordTesting
     }
 
     @Test func createListAndEditMetadata() throws {
-        let clock = ManualClock(start: 1_000)
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_000))
         var options = Self.manualFlush
-        options.now = { clock.now }
+        options.now = clock.read
         let store = DocumentStore(storage: .inMemory(), options: options)
         let created = try store.create(Self.id("b"), title: "Notes", tags: ["work"], localOnly: true)
         try store.create(Self.id("a"))
@@ -31,7 +31,7 @@ import AccordTesting
         let missing = #expect(throws: AccordError.self) { try store.metadata(Self.id("zzz")) }
         #expect(missing?.code == .documentNotFound)
 
-        clock.now = Date(timeIntervalSince1970: 2_000)
+        clock.advance(by: 1_000)
         try store.updateMetadata(Self.id("b")) {
             $0.title = "Plans"
             $0.tags.append("2026")
@@ -151,17 +151,6 @@ import AccordTesting
             waited += 5
         }
         #expect(try store.metadata(id).logCount == 1)
-    }
-}
-
-/// A clock the test moves by hand.
-final class ManualClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-    init(start: TimeInterval) { current = Date(timeIntervalSince1970: start) }
-    var now: Date {
-        get { lock.withLock { current } }
-        set { lock.withLock { current = newValue } }
     }
 }
 
