@@ -15,6 +15,10 @@ import AccordCRDT
 /// let storage = SerialStorage(SealedStorageAdapter(wrapping: try SQLiteStorageAdapter(path: dbPath), key: key))
 /// ```
 ///
+/// A wrong key is refused at the first call: the first commit also writes a sealed
+/// marker record (category `accord.sealing`, reserved), and every later session opens it
+/// before anything else, so data is never sealed with two keys.
+///
 /// Documented limits, what sealing does *not* hide:
 /// - **Names stay in clear.** Categories and keys (for example document ids) and log
 ///   sequence numbers are what the wrapped adapter looks records up by, so it must see
@@ -37,6 +41,16 @@ public final class SealedStorageAdapter: StorageAdapter {
     private let inner: any StorageAdapter
     private let key: SealingKey
 
+    /// A sealed marker record that tells a wrong key at the first call, before anything
+    /// is written: without it, a store opened with the wrong key would accept new
+    /// records and end up sealed with two keys. The category is reserved.
+    static let keyCheckCategory = StorageCategory("accord.sealing")
+    static let keyCheckKey = "key-check"
+    static let keyCheckPlaintext = Array("accord sealing key check, format 1".utf8)
+
+    private enum KeyCheck { case unknown, verified, missing }
+    private var keyCheck = KeyCheck.unknown
+
     /// Wraps `inner`; every value written through this adapter is sealed with `key`, and
     /// every value read is opened with it.
     public init(wrapping inner: any StorageAdapter, key: SealingKey) {
@@ -48,30 +62,35 @@ public final class SealedStorageAdapter: StorageAdapter {
     /// - Throws: `STORAGE_CORRUPT` when the stored value does not open with this key at
     ///   this place; errors of the wrapped adapter as they are.
     public func read(_ category: StorageCategory, key: String) throws -> [UInt8]? {
+        try verifyKey()
         guard let sealed = try inner.read(category, key: key) else { return nil }
         return try SealedValue.open(sealed, at: .record(category, key: key), with: self.key)
     }
 
     public func keys(in category: StorageCategory) throws -> [String] {
-        try inner.keys(in: category)
+        try verifyKey()
+        return try inner.keys(in: category)
     }
 
     /// The log's entries with their plaintexts; each entry opens only at its own sequence.
     /// - Throws: `STORAGE_CORRUPT` for the first entry that does not open; errors of the
     ///   wrapped adapter as they are.
     public func readLog(_ category: StorageCategory, key: String, after: UInt64, limit: Int) throws -> [StorageLogEntry] {
-        try inner.readLog(category, key: key, after: after, limit: limit).map { (entry) throws(AccordError) in
+        try verifyKey()
+        return try inner.readLog(category, key: key, after: after, limit: limit).map { (entry) throws(AccordError) in
             let location = SealedLocation.logEntry(category, key: key, sequence: entry.sequence)
             return StorageLogEntry(sequence: entry.sequence, value: try SealedValue.open(entry.value, at: location, with: self.key))
         }
     }
 
     public func lastSequence(_ category: StorageCategory, key: String) throws -> UInt64? {
-        try inner.lastSequence(category, key: key)
+        try verifyKey()
+        return try inner.lastSequence(category, key: key)
     }
 
     public func logKeys(in category: StorageCategory) throws -> [String] {
-        try inner.logKeys(in: category)
+        try verifyKey()
+        return try inner.logKeys(in: category)
     }
 
     /// Seals the values of `put` and `append` operations and hands the batch on; the
@@ -79,11 +98,41 @@ public final class SealedStorageAdapter: StorageAdapter {
     /// - Throws: `INVALID_ARGUMENT` for a value too large to seal; errors of the wrapped
     ///   adapter as they are.
     public func commit(_ batch: [StorageOperation]) throws {
-        try inner.commit(batch.map { (operation) throws(AccordError) in try seal(operation) })
+        try verifyKey()
+        var sealed = try batch.map { (operation) throws(AccordError) in try seal(operation) }
+        let writesMarker = keyCheck == .missing && !sealed.isEmpty
+        if writesMarker {
+            // In the same atomic batch as the first data, so there is never data without it.
+            sealed.insert(try seal(.put(Self.keyCheckCategory, key: Self.keyCheckKey, value: Self.keyCheckPlaintext)), at: 0)
+        }
+        try inner.commit(sealed)
+        if writesMarker { keyCheck = .verified }
     }
 
     public func wipeAll() throws {
         try inner.wipeAll()
+        keyCheck = .missing
+    }
+
+    /// Opens the marker record once: `STORAGE_CORRUPT` when it was sealed with another key.
+    private func verifyKey() throws {
+        guard keyCheck == .unknown else { return }
+        guard let sealed = try inner.read(Self.keyCheckCategory, key: Self.keyCheckKey) else {
+            keyCheck = .missing
+            return
+        }
+        let opened: [UInt8]
+        do {
+            opened = try SealedValue.open(sealed, at: .record(Self.keyCheckCategory, key: Self.keyCheckKey), with: key)
+        } catch {
+            throw AccordError(
+                .storageCorrupt, "the storage is sealed with another key (or its key-check record is damaged)",
+                details: ["category": Self.keyCheckCategory.rawValue])
+        }
+        guard opened == Self.keyCheckPlaintext else {
+            throw AccordError(.storageCorrupt, "the storage's key-check record is damaged")
+        }
+        keyCheck = .verified
     }
 
     private func seal(_ operation: StorageOperation) throws(AccordError) -> StorageOperation {

@@ -132,6 +132,9 @@ private enum Sample {
     }
 
     @Test func anotherKeyCannotOpenAnything() throws {
+        // Without the key-check marker (SealingKeyCheckTests covers it), every value
+        // still refuses to open on its own.
+        try inner.commit([.delete(StorageCategory("accord.sealing"), key: "key-check")])
         let other = SealedStorageAdapter(wrapping: inner, key: try SealingKey.generate())
         let details = expectCorrupt { _ = try other.read(Sample.docs, key: "a") }
         #expect(details == ["category": "docs", "key": "a"])

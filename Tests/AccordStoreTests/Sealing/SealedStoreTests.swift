@@ -48,3 +48,41 @@ import AccordTesting
         #expect(error?.code == .storageCorrupt)
     }
 }
+
+/// A wrong key is refused before anything is read or written.
+@Suite struct SealingKeyCheckTests {
+    @Test func aWrongKeyIsRefusedAtTheFirstCallAndWritesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("sealed.db")
+        let key = try SealingKey.generate()
+        do {
+            let adapter = SealedStorageAdapter(wrapping: try SQLiteStorageAdapter(path: path), key: key)
+            try adapter.commit([.put(StorageCategory("a"), key: "k", value: [1, 2, 3])])
+        }
+        let wrong = SealedStorageAdapter(wrapping: try SQLiteStorageAdapter(path: path), key: try SealingKey.generate())
+        // Even a write to a new place, which would not read anything sealed, is refused.
+        let refused = #expect(throws: AccordError.self) {
+            try wrong.commit([.put(StorageCategory("b"), key: "new", value: [9])])
+        }
+        #expect(refused?.code == .storageCorrupt)
+        let listing = #expect(throws: AccordError.self) { try wrong.keys(in: StorageCategory("a")) }
+        #expect(listing?.code == .storageCorrupt)
+        let raw = try SQLiteStorageAdapter(path: path)
+        #expect(try raw.keys(in: StorageCategory("b")).isEmpty)
+
+        let right = SealedStorageAdapter(wrapping: try SQLiteStorageAdapter(path: path), key: key)
+        #expect(try right.read(StorageCategory("a"), key: "k") == [1, 2, 3])
+    }
+
+    @Test func aDocumentStoreWithTheWrongKeyCannotCreateDocuments() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("sealed.db")
+        let key = try SealingKey.generate()
+        try DocumentStore(storage: SerialStorage(SealedStorageAdapter(wrapping: try SQLiteStorageAdapter(path: path), key: key)))
+            .create("first")
+        let wrong = DocumentStore(storage: SerialStorage(
+            SealedStorageAdapter(wrapping: try SQLiteStorageAdapter(path: path), key: try SealingKey.generate())))
+        let error = #expect(throws: AccordError.self) { try wrong.create("second") }
+        #expect(error?.code == .storageCorrupt)
+    }
+}
