@@ -41,7 +41,7 @@ let package = Package(
         .executableTarget(name: "accord", dependencies: ["AccordCRDT"], swiftSettings: swiftSettings),
         // Benchmarks on the editing traces in shared/traces; JSON lines like scripts/bench_reference.py.
         .executableTarget(
-            name: "accord-bench", dependencies: ["AccordCRDT", "AccordStore"], swiftSettings: swiftSettings
+            name: "accord-bench", dependencies: ["AccordCRDT", "AccordStore", "AccordTesting"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "AccordCRDTTests",

@@ -1,6 +1,7 @@
 import AccordCRDT
 import AccordStore
 import Foundation
+import AccordTesting
 
 /// Blob store throughput against a plain file copy in the same run (the target:
 /// blob throughput at least 70% of the copy's). Three measurements on one input file:
@@ -57,7 +58,7 @@ struct BlobBenchmark {
         let readTiming = try measure(setup: { try remove("\(work)/export") }) {
             try store.export(hash, toFile: "\(work)/export")
         }
-        guard try Self.filesEqual(input, "\(work)/export") else {
+        guard try FileComparison.equal(input, "\(work)/export") else {
             throw BenchFailure("blob_read wrote different bytes than the input")
         }
 
@@ -157,18 +158,4 @@ struct BlobBenchmark {
         try output.synchronize()
     }
 
-    static func filesEqual(_ a: String, _ b: String) throws -> Bool {
-        let first = try FileHandle(forReadingFrom: URL(fileURLWithPath: a))
-        let second = try FileHandle(forReadingFrom: URL(fileURLWithPath: b))
-        defer {
-            try? first.close()
-            try? second.close()
-        }
-        while true {
-            let x = try first.read(upToCount: 1 << 20) ?? Data()
-            let y = try second.read(upToCount: 1 << 20) ?? Data()
-            if x != y { return false }
-            if x.isEmpty { return true }
-        }
-    }
 }

@@ -24,7 +24,7 @@ import AccordTesting
 
         #expect(info.size == Int64(Self.size))
         if let expected = try Self.sha256sum(source) { #expect(info.hash.hex == expected) }
-        #expect(try Self.filesEqual(source, destination))
+        #expect(try FileComparison.equal(source, destination))
         #if os(Linux)
         // The blob is 100 MB; one batch is 8 MiB. Allow generous room for SQLite's cache,
         // the allocator and tests running beside this one, far below the blob's size.
@@ -54,21 +54,6 @@ import AccordTesting
         }
     }
 
-    /// Compares two files piece by piece.
-    static func filesEqual(_ a: String, _ b: String) throws -> Bool {
-        let first = try FileHandle(forReadingFrom: URL(fileURLWithPath: a))
-        let second = try FileHandle(forReadingFrom: URL(fileURLWithPath: b))
-        defer {
-            try? first.close()
-            try? second.close()
-        }
-        while true {
-            let x = try first.read(upToCount: 1 << 20) ?? Data()
-            let y = try second.read(upToCount: 1 << 20) ?? Data()
-            if x != y { return false }
-            if x.isEmpty { return true }
-        }
-    }
 
     /// The digest from the system's `sha256sum`, an oracle independent of libsodium;
     /// nil where the tool is missing.
