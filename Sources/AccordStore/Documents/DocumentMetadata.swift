@@ -26,6 +26,9 @@ public struct DocumentMetadata: Sendable, Hashable {
     public internal(set) var lastSequence: UInt64
     /// Local updates with a sequence up to this one were acknowledged by the server.
     public internal(set) var acknowledgedSequence: UInt64
+    /// The highest sequence of a local update (of a document that is not local-only);
+    /// local updates wait for the server while this is above ``acknowledgedSequence``.
+    public internal(set) var lastLocalSequence: UInt64
     /// The snapshot holds every update with a sequence up to this one.
     public internal(set) var snapshotSequence: UInt64
     public internal(set) var snapshotBytes: Int
@@ -50,6 +53,7 @@ public struct DocumentMetadata: Sendable, Hashable {
         self.isResident = true
         self.lastSequence = 0
         self.acknowledgedSequence = 0
+        self.lastLocalSequence = 0
         self.snapshotSequence = 0
         self.snapshotBytes = 0
         self.logBytes = 0
@@ -64,6 +68,7 @@ extension DocumentMetadata: Codable {
     private enum CodingKeys: String, CodingKey {
         case version, id, title, tags, created, updated, localOnly, format, lastSyncTime, isResident
         case lastSequence, acknowledgedSequence, snapshotSequence, snapshotBytes, logBytes, logCount, incarnation
+        case lastLocalSequence
     }
 
     /// Bumped when the stored form changes incompatibly; older stores are migrated on read.
@@ -87,6 +92,7 @@ extension DocumentMetadata: Codable {
         isResident = try c.decode(Bool.self, forKey: .isResident)
         lastSequence = try c.decode(UInt64.self, forKey: .lastSequence)
         acknowledgedSequence = try c.decode(UInt64.self, forKey: .acknowledgedSequence)
+        lastLocalSequence = try c.decode(UInt64.self, forKey: .lastLocalSequence)
         snapshotSequence = try c.decode(UInt64.self, forKey: .snapshotSequence)
         snapshotBytes = try c.decode(Int.self, forKey: .snapshotBytes)
         logBytes = try c.decode(Int.self, forKey: .logBytes)
@@ -112,6 +118,7 @@ extension DocumentMetadata: Codable {
         try c.encode(isResident, forKey: .isResident)
         try c.encode(lastSequence, forKey: .lastSequence)
         try c.encode(acknowledgedSequence, forKey: .acknowledgedSequence)
+        try c.encode(lastLocalSequence, forKey: .lastLocalSequence)
         try c.encode(snapshotSequence, forKey: .snapshotSequence)
         try c.encode(snapshotBytes, forKey: .snapshotBytes)
         try c.encode(logBytes, forKey: .logBytes)

@@ -104,13 +104,11 @@ extension DocumentStore {
                 order.append(update.id)
             }
             guard var metadata = updated[update.id] else { continue }
-            let key = update.id.rawValue
-            operations.append(.append(DocumentCategories.log, key: key, sequence: update.sequence, value: update.bytes))
-            if update.isLocal && !metadata.localOnly {
-                operations.append(.append(DocumentCategories.outbound, key: key, sequence: update.sequence, value: update.bytes))
-            }
+            let value = LogEntryFormat.encode(update.bytes, isLocal: update.isLocal)
+            operations.append(.append(DocumentCategories.log, key: update.id.rawValue, sequence: update.sequence, value: value))
+            if update.isLocal && !metadata.localOnly { metadata.lastLocalSequence = update.sequence }
             metadata.lastSequence = update.sequence
-            metadata.logBytes += update.bytes.count
+            metadata.logBytes += value.count
             metadata.logCount += 1
             metadata.updated = now
             updated[update.id] = metadata

@@ -52,10 +52,22 @@ extension DocumentStore {
         metadata.snapshotBytes = snapshot.count
         metadata.logBytes -= foldedBytes
         metadata.logCount -= content.log.count
-        try commitMetadata(metadata, extra: [
+        // Local updates the server has not acknowledged leave the log with the fold;
+        // their bytes move to the outbound log so they can still be resent.
+        var operations: [StorageOperation] = []
+        if !metadata.localOnly {
+            for entry in content.log where entry.sequence > metadata.acknowledgedSequence {
+                let (isLocal, update) = try LogEntryFormat.decode(entry.value, document: id, sequence: entry.sequence)
+                if isLocal {
+                    operations.append(.append(DocumentCategories.outbound, key: id.rawValue, sequence: entry.sequence, value: update))
+                }
+            }
+        }
+        operations += [
             .put(DocumentCategories.snapshot, key: id.rawValue, value: snapshot),
             .truncateLog(DocumentCategories.log, key: id.rawValue, through: foldedThrough),
-        ])
+        ]
+        try commitMetadata(metadata, extra: operations)
         notify(DocumentChange(id: id, kind: .compacted))
         return .compacted(snapshotBytes: snapshot.count)
     }

@@ -79,8 +79,9 @@ extension DocumentStore {
             }
         }
         for entry in content.log {
+            let update = try LogEntryFormat.decode(entry.value, document: id, sequence: entry.sequence).update
             do {
-                try doc.applyUpdate(entry.value, origin: storeOrigin)
+                try doc.applyUpdate(update, origin: storeOrigin)
             } catch {
                 throw corrupt(id, "log entry \(entry.sequence) does not decode: \(error.message)")
             }

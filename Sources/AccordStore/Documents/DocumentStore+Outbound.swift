@@ -4,9 +4,26 @@ extension DocumentStore {
     /// Durable local updates the server has not acknowledged, in order, with their
     /// sequence numbers: what a sync engine resends after a restart. Updates still
     /// buffered are not included; they appear once flushed.
+    ///
+    /// They live in two places: still in the log (local entries above the acknowledged
+    /// sequence), or, once a compaction folded them into the snapshot, in the outbound log.
     public func unacknowledgedUpdates(_ id: DocumentID) throws(AccordError) -> [StorageLogEntry] {
-        _ = try metadata(id)
-        return try storage.withAdapter { try $0.readLog(DocumentCategories.outbound, key: id.rawValue, after: 0) }
+        let metadata = try metadata(id)
+        guard !metadata.localOnly, metadata.lastLocalSequence > metadata.acknowledgedSequence else { return [] }
+        let (folded, log) = try storage.withAdapter { adapter in
+            (
+                try adapter.readLog(DocumentCategories.outbound, key: id.rawValue, after: metadata.acknowledgedSequence),
+                try adapter.readLog(DocumentCategories.log, key: id.rawValue, after: metadata.acknowledgedSequence)
+            )
+        }
+        var result = folded
+        for entry in log {
+            let (isLocal, update) = try LogEntryFormat.decode(entry.value, document: id, sequence: entry.sequence)
+            if isLocal, entry.sequence > (folded.last?.sequence ?? 0) {
+                result.append(StorageLogEntry(sequence: entry.sequence, value: update))
+            }
+        }
+        return result
     }
 
     /// Whether local updates wait for the server's acknowledgement (buffered or durable).
@@ -14,7 +31,7 @@ extension DocumentStore {
         let metadata = try metadata(id)
         if metadata.localOnly { return false }
         if withLock({ buffer.contains { $0.id == id && $0.isLocal } }) { return true }
-        return try storage.withAdapter { try $0.lastSequence(DocumentCategories.outbound, key: id.rawValue) } != nil
+        return metadata.lastLocalSequence > metadata.acknowledgedSequence
     }
 
     /// Records that the server has durably stored every local update of the document

@@ -55,7 +55,7 @@ import AccordTesting
         var appended = 0
         for chunk in chunks {
             try store.append(chunk, to: id)
-            appended += chunk.count
+            appended += chunk.count + 1  // the entry's header byte
             try store.flush()
             let metadata = try store.metadata(id)
             if appended <= 64 * 1024 {

@@ -73,7 +73,8 @@ import AccordTesting
             let metadata = try store.metadata(id)
             #expect(metadata.lastSequence == 4)
             #expect(metadata.logCount == 4)
-            #expect(metadata.size == updates.reduce(0) { $0 + $1.count })
+            // Each stored entry is the update plus a one-byte header (local or received).
+            #expect(metadata.size == updates.reduce(0) { $0 + $1.count + 1 })
         }
         let reopened = try DocumentStore(path: path, options: Self.manualFlush)
         let loaded = try reopened.load(id)
