@@ -192,7 +192,7 @@ public final class SQLiteStorageAdapter: StorageAdapter {
     private func existingLogID(_ category: StorageCategory, _ key: String) throws(AccordError) -> Int64? {
         // Runs of operations on one log are the common case (a flush appends many
         // updates of one document): compare with the last name before hashing bytes.
-        if let last = lastLogName, last.category == category, last.key.utf8.elementsEqual(key.utf8) {
+        if let last = lastLogName, last.category == category, ExactName.equal(last.key, key) {
             return last.id
         }
         let name = LogName(category, key)

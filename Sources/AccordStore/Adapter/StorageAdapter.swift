@@ -12,13 +12,9 @@ public struct StorageCategory: RawRepresentable, Hashable, Sendable, Comparable,
 
     // Byte for byte, as adapters compare names: Swift's String equality would make
     // canonically equivalent names ("\u{E9}" and "e\u{301}") one category.
-    public static func == (a: StorageCategory, b: StorageCategory) -> Bool {
-        a.rawValue.utf8.elementsEqual(b.rawValue.utf8)
-    }
+    public static func == (a: StorageCategory, b: StorageCategory) -> Bool { ExactName.equal(a.rawValue, b.rawValue) }
 
-    public func hash(into hasher: inout Hasher) {
-        for byte in rawValue.utf8 { hasher.combine(byte) }
-    }
+    public func hash(into hasher: inout Hasher) { ExactName.hash(rawValue, into: &hasher) }
     public static func < (a: StorageCategory, b: StorageCategory) -> Bool {
         a.rawValue.utf8.lexicographicallyPrecedes(b.rawValue.utf8)
     }

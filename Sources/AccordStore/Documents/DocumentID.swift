@@ -34,11 +34,9 @@ public struct DocumentID: RawRepresentable, Hashable, Sendable, Comparable, Cust
 
     // Byte for byte, as storage compares keys: String equality would make canonically
     // equivalent ids ("\u{E9}" and "e\u{301}") one document.
-    public static func == (a: DocumentID, b: DocumentID) -> Bool { a.rawValue.utf8.elementsEqual(b.rawValue.utf8) }
+    public static func == (a: DocumentID, b: DocumentID) -> Bool { ExactName.equal(a.rawValue, b.rawValue) }
 
-    public func hash(into hasher: inout Hasher) {
-        for byte in rawValue.utf8 { hasher.combine(byte) }
-    }
+    public func hash(into hasher: inout Hasher) { ExactName.hash(rawValue, into: &hasher) }
 
     public static func < (a: DocumentID, b: DocumentID) -> Bool {
         a.rawValue.utf8.lexicographicallyPrecedes(b.rawValue.utf8)
