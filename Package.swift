@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "AccordCRDT", targets: ["AccordCRDT"]),
         .library(name: "AccordStore", targets: ["AccordStore"]),
         .library(name: "AccordTesting", targets: ["AccordTesting"]),
+        .library(name: "AccordNet", targets: ["AccordNet"]),
         .executable(name: "accord", targets: ["accord"]),
         .executable(name: "accord-bench", targets: ["accord-bench"]),
     ],
@@ -29,12 +30,19 @@ let package = Package(
             name: "CSodium", pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
         ),
+        .systemLibrary(
+            name: "CWebSockets", pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev"]), .brew(["libwebsockets"])]
+        ),
         // Durable local storage: SQLite wrapper, document store, blob store, the storage
         // adapter seam with its conformance suite, and sealing at rest.
         .target(
             name: "AccordStore", dependencies: ["AccordCRDT", "CSQLite", "CSodium"],
             swiftSettings: swiftSettings
         ),
+        // WebSocket client and server plus HTTP routes on the same port, over libwebsockets.
+        // Each context has its own service thread, never a Swift concurrency thread.
+        .target(name: "AccordNet", dependencies: ["CWebSockets"], swiftSettings: swiftSettings),
         // Test support that apps can use too: seeded randomness, replica simulation.
         .target(name: "AccordTesting", dependencies: ["AccordCRDT", "AccordStore"], swiftSettings: swiftSettings),
         // Command line: `accord yjs merge|inspect`. Foundation is fine here (files, stdio).
@@ -57,6 +65,8 @@ let package = Package(
             dependencies: ["AccordStore", "AccordCRDT", "AccordTesting", "accord-crash-writer"],
             swiftSettings: swiftSettings
         ),
+        // Real sockets on 127.0.0.1, port 0.
+        .testTarget(name: "AccordNetTests", dependencies: ["AccordNet"], swiftSettings: swiftSettings),
         // Runs the built `accord` binary as a subprocess. `swift build --build-tests` and
         // `swift test` build every product, so the binary sits beside the test bundle;
         // the dependency keeps the CLI module compiled (and checked) with the tests.

@@ -1,0 +1,104 @@
+/// An HTTP method as its upper-case token ("GET", "POST", ...).
+public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue.uppercased() }
+    public var description: String { rawValue }
+
+    public static let get = HTTPMethod(rawValue: "GET")
+    public static let head = HTTPMethod(rawValue: "HEAD")
+    public static let post = HTTPMethod(rawValue: "POST")
+    public static let put = HTTPMethod(rawValue: "PUT")
+    public static let patch = HTTPMethod(rawValue: "PATCH")
+    public static let delete = HTTPMethod(rawValue: "DELETE")
+    public static let options = HTTPMethod(rawValue: "OPTIONS")
+}
+
+/// One `name=value` pair of a request's query string, URL-decoded by libwebsockets.
+public struct QueryItem: Hashable, Sendable {
+    public var name: String
+    public var value: String
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A request as the server saw it: an HTTP request for a route, or the upgrade request
+/// of a WebSocket. Header names are lower-case.
+public struct HTTPRequest: Sendable {
+    public var method: HTTPMethod
+    /// The path without the query, URL-decoded.
+    public var path: String
+    public var query: [QueryItem]
+    public var headers: [String: String]
+    public var body: [UInt8]
+
+    public init(
+        method: HTTPMethod, path: String, query: [QueryItem] = [], headers: [String: String] = [:],
+        body: [UInt8] = []
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The value of header `name` (any case), if the request had it.
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The first value of query parameter `name`.
+    public func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
+}
+
+/// A route's answer. `contentType` goes into `content-type`; `headers` are added as given.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var contentType: String
+    public var body: [UInt8]
+
+    public init(
+        status: Int, contentType: String = "application/octet-stream",
+        headers: [(name: String, value: String)] = [], body: [UInt8] = []
+    ) {
+        self.status = status
+        self.contentType = contentType
+        self.headers = headers
+        self.body = body
+    }
+
+    public init(status: Int, text: String, headers: [(name: String, value: String)] = []) {
+        self.init(status: status, contentType: "text/plain; charset=utf-8", headers: headers, body: Array(text.utf8))
+    }
+}
+
+/// Route table: exact method + path to a handler. A handler runs on the server's service
+/// thread and must return quickly (it must never block on async work).
+public struct HTTPRoutes: Sendable {
+    public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+
+    struct Key: Hashable {
+        var method: HTTPMethod
+        var path: String
+    }
+
+    private var handlers: [Key: Handler] = [:]
+
+    public init() {}
+
+    public mutating func add(_ method: HTTPMethod, _ path: String, _ handler: @escaping Handler) {
+        handlers[Key(method: method, path: path)] = handler
+    }
+
+    /// The response for `request`: the route's, 405 when only the method differs, else 404.
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        if let handler = handlers[Key(method: request.method, path: request.path)] {
+            return handler(request)
+        }
+        if handlers.keys.contains(where: { $0.path == request.path }) {
+            return HTTPResponse(status: 405, text: "method not allowed\n")
+        }
+        return HTTPResponse(status: 404, text: "not found\n")
+    }
+}

@@ -1,0 +1,99 @@
+import CWebSockets
+import Foundation
+
+/// Owns one `lws_context` with its single vhost, and the C memory lws keeps pointers
+/// into (the protocol table and strings such as `iface`, which lws does not copy).
+/// `deinit` calls `lws_context_destroy`, which runs the CLOSED callbacks of every open
+/// connection, then frees that memory. Not `Sendable`: after the service thread starts,
+/// only that thread may touch it (see `ServiceThread`).
+final class LWSContext {
+    /// The `struct lws_context *`. Never leaves AccordNet.
+    let pointer: OpaquePointer
+    /// The port the vhost listens on (the kernel's choice when asked for port 0), or nil
+    /// for a client-only context.
+    let listenPort: Int?
+    private let protocols: UnsafeMutablePointer<lws_protocols>
+    private let strings: [UnsafeMutablePointer<CChar>]
+
+    /// - Parameters:
+    ///   - listen: host and port to listen on; nil for a client-only context.
+    ///   - user: returned by `lws_context_user`; `accordLWSCallback` finds its handler through it.
+    init(listen: (host: String, port: Int)?, user: UnsafeMutableRawPointer)
+        throws(NetError)
+    {
+        LWSContext.quietLogs
+        var strings: [UnsafeMutablePointer<CChar>] = []
+        func keep(_ string: String) -> UnsafeMutablePointer<CChar> {
+            let copy = strdup(string)!
+            strings.append(copy)
+            return copy
+        }
+        // One protocol handles HTTP and WebSocket (lws uses protocols[0] for both when a
+        // client names no subprotocol), then the zeroed terminator.
+        let protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
+        protocols.initialize(repeating: lws_protocols(), count: 2)
+        protocols[0].name = UnsafePointer(keep("accord"))
+        protocols[0].callback = accordLWSCallback
+        protocols[0].per_session_data_size = 0
+        protocols[0].rx_buffer_size = 64 * 1024
+        protocols[0].tx_packet_size = 64 * 1024
+
+        var info = lws_context_creation_info()
+        info.options = accord_lws_option_explicit_vhosts()
+        info.user = user
+        info.gid = -1
+        info.uid = -1
+        guard let context = lws_create_context(&info) else {
+            protocols.deallocate()
+            strings.forEach { free($0) }
+            throw NetError(.listenFailed, "lws_create_context failed")
+        }
+
+        var vhostInfo = lws_context_creation_info()
+        vhostInfo.protocols = UnsafePointer(protocols)
+        vhostInfo.vhost_name = UnsafePointer(keep("accord"))
+        vhostInfo.connect_timeout_secs = 10
+        vhostInfo.timeout_secs = 10
+        if let listen {
+            vhostInfo.port = Int32(listen.port)
+            if !listen.host.isEmpty, listen.host != "0.0.0.0", listen.host != "::" {
+                vhostInfo.iface = UnsafePointer(keep(listen.host))
+            }
+            // Without DISABLE_IPV6, an IPv4 iface still yields a wildcard IPv6 socket,
+            // so "127.0.0.1" would listen on every interface.
+            if LWSContext.isIPv4(listen.host) {
+                vhostInfo.options |= accord_lws_option_disable_ipv6()
+            }
+        } else {
+            vhostInfo.port = accord_lws_context_port_no_listen()
+        }
+        guard let vhost = lws_create_vhost(context, &vhostInfo) else {
+            lws_context_destroy(context)
+            protocols.deallocate()
+            strings.forEach { free($0) }
+            let target = listen.map { "\($0.host):\($0.port)" } ?? "client"
+            throw NetError(.listenFailed, "lws_create_vhost failed for \(target)")
+        }
+        self.pointer = context
+        self.protocols = protocols
+        self.strings = strings
+        self.listenPort = listen == nil ? nil : Int(lws_get_vhost_listen_port(vhost))
+    }
+
+    deinit {
+        lws_context_destroy(pointer)
+        protocols.deinitialize(count: 2)
+        protocols.deallocate()
+        strings.forEach { free($0) }
+    }
+
+    static func isIPv4(_ host: String) -> Bool {
+        var address = in_addr()
+        return inet_pton(AF_INET, host, &address) == 1
+    }
+
+    /// lws logs notices to stderr by default; keep errors only. Runs once.
+    private static let quietLogs: Void = {
+        lws_set_log_level(LLL_ERR, nil)
+    }()
+}

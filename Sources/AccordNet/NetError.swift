@@ -1,0 +1,37 @@
+/// The one error AccordNet throws. AccordNet sits below AccordCRDT's `AccordError` in the
+/// layer map (it depends on CWebSockets only), so it has its own error with the same
+/// shape: a stable string code plus a free-form message. Higher layers wrap it.
+public struct NetError: Error, Sendable, CustomStringConvertible {
+    /// A stable code. The raw strings are API: they are never renamed.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// lws_create_context or lws_create_vhost failed (address in use, bad host, ...).
+        public static let listenFailed = Code(rawValue: "NET_LISTEN_FAILED")
+        /// The URL is not a `ws://host:port/path` URL this client can open.
+        public static let invalidURL = Code(rawValue: "NET_INVALID_URL")
+        /// The connection could not be established, or the upgrade was refused.
+        public static let connectFailed = Code(rawValue: "NET_CONNECT_FAILED")
+        /// Every code, for the golden test.
+        public static let all: [Code] = [.listenFailed, .invalidURL, .connectFailed]
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+extension NetError.Code {
+    /// Lets callers write `catch NetError.Code.connectFailed`.
+    public static func ~= (code: NetError.Code, error: any Error) -> Bool {
+        (error as? NetError)?.code == code
+    }
+}

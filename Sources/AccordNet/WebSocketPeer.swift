@@ -1,0 +1,122 @@
+import CWebSockets
+
+/// A frame waiting to be written.
+enum OutgoingFrame: Sendable {
+    case binary([UInt8])
+    case ping([UInt8])
+}
+
+/// Reassembly and write queue of one WebSocket connection, server or client side.
+/// Service thread only.
+final class WebSocketPeer {
+    private var incoming: [UInt8] = []
+    private var incomingTooLarge = false
+    private var outgoing: [OutgoingFrame] = []
+    private var outgoingHead = 0
+    /// Close we were asked to send once the queue is written.
+    private(set) var closeRequest: (code: UInt16, reason: String)?
+    /// Close the peer sent us.
+    private(set) var peerClose: (code: UInt16, reason: String)?
+    let maxMessageSize: Int
+
+    init(maxMessageSize: Int) { self.maxMessageSize = maxMessageSize }
+
+    var hasPendingWrites: Bool { outgoingHead < outgoing.count || closeRequest != nil }
+
+    func enqueue(_ frame: OutgoingFrame) {
+        guard closeRequest == nil else { return }  // nothing goes out after a close
+        outgoing.append(frame)
+    }
+
+    func requestClose(code: UInt16, reason: String) {
+        if closeRequest == nil { closeRequest = (code, reason) }
+    }
+
+    enum Received {
+        case partial
+        case message([UInt8])
+        case tooLarge
+    }
+
+    /// One `RECEIVE` callback. lws hands over a message in pieces (frame fragments and
+    /// rx-buffer-sized slices of frames); a message is complete on the final fragment
+    /// with no payload left.
+    func receive(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Received {
+        if lws_is_first_fragment(wsi) != 0 {
+            incoming.removeAll(keepingCapacity: true)
+            incomingTooLarge = false
+        }
+        if incoming.count + length > maxMessageSize { incomingTooLarge = true }
+        if !incomingTooLarge, let input, length > 0 {
+            incoming.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+        }
+        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else {
+            return .partial
+        }
+        if incomingTooLarge {
+            incoming = []
+            return .tooLarge
+        }
+        let message = incoming
+        incoming = []
+        return .message(message)
+    }
+
+    /// `WS_PEER_INITIATED_CLOSE`: the payload is a big-endian code then a UTF-8 reason.
+    func peerClosed(_ input: UnsafeMutableRawPointer?, _ length: Int) {
+        guard let input, length >= 2 else {
+            peerClose = (1005, "")  // no status code present
+            return
+        }
+        let bytes = UnsafeRawBufferPointer(start: input, count: length)
+        let code = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+        peerClose = (code, String(decoding: bytes[2...], as: UTF8.self))
+    }
+
+    /// The close to report when the connection ends.
+    var finalClose: (code: UInt16, reason: String) {
+        peerClose ?? closeRequest ?? (1006, "")  // 1006: closed without a close frame
+    }
+
+    /// One `*_WRITEABLE` callback: writes one frame, or the close once the queue is
+    /// empty. Returns the callback's result (-1 closes the connection).
+    func writeNext(_ wsi: OpaquePointer) -> Int32 {
+        if outgoingHead < outgoing.count {
+            let frame = outgoing[outgoingHead]
+            outgoingHead += 1
+            if outgoingHead == outgoing.count {
+                outgoing.removeAll(keepingCapacity: true)
+                outgoingHead = 0
+            }
+            let ok: Bool
+            switch frame {
+            case .binary(let payload): ok = Self.write(wsi, payload, LWS_WRITE_BINARY)
+            case .ping(let payload): ok = Self.write(wsi, payload, LWS_WRITE_PING)
+            }
+            guard ok else { return -1 }
+            if hasPendingWrites { lws_callback_on_writable(wsi) }
+            return 0
+        }
+        if let close = closeRequest {
+            var reason = Array(close.reason.utf8.prefix(123))  // control frames carry <= 125 bytes
+            reason.withUnsafeMutableBufferPointer { buffer in
+                lws_close_reason(wsi, lws_close_status(rawValue: UInt32(close.code)), buffer.baseAddress, buffer.count)
+            }
+            return -1
+        }
+        return 0
+    }
+
+    /// `lws_write` needs `LWS_PRE` writable bytes before the payload.
+    private static func write(_ wsi: OpaquePointer, _ payload: [UInt8], _ kind: lws_write_protocol) -> Bool {
+        let pre = accord_lws_pre()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: pre + max(payload.count, 1), alignment: 16)
+        defer { buffer.deallocate() }
+        let body = buffer.baseAddress! + pre
+        payload.withUnsafeBytes { source in
+            if let base = source.baseAddress { body.copyMemory(from: base, byteCount: source.count) }
+        }
+        let written = lws_write(wsi, body.assumingMemoryBound(to: UInt8.self), payload.count, kind)
+        return written >= payload.count
+    }
+}

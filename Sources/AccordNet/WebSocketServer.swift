@@ -1,0 +1,68 @@
+/// An HTTP + WebSocket server on one port, over libwebsockets, with its own service
+/// thread. HTTP requests go to `routes`; upgrade requests on any path go to
+/// `shouldUpgrade`, then their events to `onEvent`.
+///
+/// Handlers run on the service thread: they must return quickly and never wait for
+/// async work (hand the work to a task or actor instead). `WebSocketConnection.send`
+/// and `close` may be called from anywhere, including the handlers.
+public final class WebSocketServer: Sendable {
+    public struct Configuration: Sendable {
+        /// An IPv4 or IPv6 address, or an interface name; "" or "0.0.0.0" for every
+        /// interface. An IPv4 address binds that address only.
+        public var host: String
+        /// 0 lets the kernel pick a free port; read it back from `WebSocketServer.port`.
+        public var port: Int
+        public var routes: HTTPRoutes
+        /// Headers lws does not know by name, to capture into requests (known headers
+        /// such as `authorization` are always captured).
+        public var customHeaders: [String]
+        /// Larger request bodies close the connection.
+        public var maxHTTPBodySize: Int
+        /// Larger WebSocket messages close the connection with 1009.
+        public var maxMessageSize: Int
+        /// Decides on an upgrade request (path, query, headers). Refused upgrades get no
+        /// WebSocket; the client sees the connection fail.
+        public var shouldUpgrade: @Sendable (HTTPRequest) -> Bool
+        public var onEvent: @Sendable (WebSocketServerEvent) -> Void
+
+        public init(
+            host: String = "127.0.0.1", port: Int = 0, routes: HTTPRoutes = HTTPRoutes(),
+            customHeaders: [String] = [], maxHTTPBodySize: Int = 16 << 20, maxMessageSize: Int = 64 << 20,
+            shouldUpgrade: @escaping @Sendable (HTTPRequest) -> Bool = { _ in true },
+            onEvent: @escaping @Sendable (WebSocketServerEvent) -> Void = { _ in }
+        ) {
+            self.host = host
+            self.port = port
+            self.routes = routes
+            self.customHeaders = customHeaders
+            self.maxHTTPBodySize = maxHTTPBodySize
+            self.maxMessageSize = maxMessageSize
+            self.shouldUpgrade = shouldUpgrade
+            self.onEvent = onEvent
+        }
+    }
+
+    /// The port the server listens on.
+    public let port: Int
+    private let thread: ServiceThread
+
+    /// Binds and starts serving. Throws `NetError.Code.listenFailed` if it cannot bind.
+    public init(_ configuration: Configuration) throws(NetError) {
+        let thread = try ServiceThread(listen: (configuration.host, configuration.port))
+        let core = ServerCore(configuration: configuration, mailbox: Mailbox(thread: thread))
+        self.thread = thread
+        self.port = thread.listenPort ?? configuration.port
+        thread.start(handler: core, name: "AccordNet.server:\(port)")
+    }
+
+    deinit {
+        thread.requestStop()
+    }
+
+    /// Closes every connection (their `closed` events arrive first), stops the service
+    /// thread and releases the port. Waits without blocking a thread.
+    public func stop() async {
+        thread.requestStop()
+        await thread.waitUntilFinished()
+    }
+}
