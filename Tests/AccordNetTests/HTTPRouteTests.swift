@@ -59,4 +59,43 @@ struct HTTPRouteTests {
         #expect(response.body == body)
         await server.stop()
     }
+
+    /// Two exchanges on one keep-alive connection: the second must not see the first's body.
+    @Test func keepAliveConnectionStartsEachRequestClean() async throws {
+        let server = try makeServer()
+        let port = server.port
+        let (first, second) = try await onThread { () -> (RawHTTPResponse, RawHTTPResponse) in
+            let fd = try connectTCP("127.0.0.1", port)
+            defer { close(fd) }
+            try sendAll(fd, Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nabcde".utf8))
+            let first = try readHTTPResponse(fd)
+            try sendAll(fd, Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nxy".utf8))
+            let second = try readHTTPResponse(fd)
+            return (first, second)
+        }
+        #expect(first.status == 201)
+        #expect(first.body == Array("abcde".utf8))
+        #expect(second.status == 201)
+        #expect(second.body == Array("xy".utf8))
+        await server.stop()
+    }
+
+    @Test func httpAndWebSocketShareThePort() async throws {
+        var routes = HTTPRoutes()
+        routes.add(.get, "/health") { _ in HTTPResponse(status: 200, text: "ok") }
+        let server = try WebSocketServer(
+            .init(routes: routes, onEvent: { event in
+                if case .message(let connection, let bytes) = event { connection.send(bytes.reversed()) }
+            }))
+        let client = try await RecordedClient.connect("ws://127.0.0.1:\(server.port)/health")
+        let response = try await httpRequest(port: server.port, path: "/health")
+        #expect(response.status == 200)
+        #expect(response.body == Array("ok".utf8))
+        client.client.send([1, 2, 3])
+        let reply = try await client.log.wait("reply") { _ in client.messages.first }
+        #expect(reply == [3, 2, 1])
+        client.client.close()
+        _ = try await client.closed()
+        await server.stop()
+    }
 }

@@ -136,6 +136,37 @@ func httpRequest(
     }
 }
 
+/// Reads one response (headers, then `content-length` bytes) from a keep-alive socket.
+func readHTTPResponse(_ fd: Int32) throws -> RawHTTPResponse {
+    var bytes: [UInt8] = []
+    var byte: UInt8 = 0
+    while !(bytes.count >= 4 && Array(bytes.suffix(4)) == Array("\r\n\r\n".utf8)) {
+        guard recv(fd, &byte, 1, 0) == 1 else { throw SocketError(description: "recv header: errno \(errno)") }
+        bytes.append(byte)
+    }
+    var response = try parseHTTP(bytes)
+    let length = Int(response.headers["content-length"] ?? "0") ?? 0
+    var body = [UInt8](repeating: 0, count: length)
+    var received = 0
+    while received < length {
+        let n = body[received...].withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { throw SocketError(description: "recv body: errno \(errno)") }
+        received += n
+    }
+    response.body = body
+    return response
+}
+
+/// Sends all of `bytes`.
+func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+    var sent = 0
+    while sent < bytes.count {
+        let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { throw SocketError(description: "send: errno \(errno)") }
+        sent += n
+    }
+}
+
 private func parseHTTP(_ bytes: [UInt8]) throws -> RawHTTPResponse {
     let separator: [UInt8] = Array("\r\n\r\n".utf8)
     guard let split = (0...(max(bytes.count - 4, 0))).first(where: { Array(bytes[$0..<min($0 + 4, bytes.count)]) == separator })
