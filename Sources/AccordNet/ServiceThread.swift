@@ -88,7 +88,8 @@ final class ServiceThread: @unchecked Sendable {
         guard let context, let handler = box.handler else { return }
         handler.serviceStarted(context.pointer)
         while !state.withLock({ $0.stopRequested }) {
-            _ = lws_service(context.pointer, 0)
+            // Sleeps in poll() until socket activity, a timer or lws_cancel_service.
+            if lws_service(context.pointer, 0) < 0 { break }  // fatal: stop rather than spin
         }
         state.withLock { $0.contextAlive = false }
         self.context = nil  // lws_context_destroy: CLOSED callbacks run here, on this thread
