@@ -152,3 +152,7 @@ final class ClientCore: LWSCallbackHandler {
         thread.requestStop()
     }
 }
+
+/// Service-thread state: it must never cross threads.
+@available(*, unavailable)
+extension ClientCore: Sendable {}

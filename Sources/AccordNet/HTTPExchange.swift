@@ -69,3 +69,7 @@ final class HTTPExchange {
         return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
     }
 }
+
+/// Service-thread state: it must never cross threads.
+@available(*, unavailable)
+extension HTTPExchange: Sendable {}

@@ -97,3 +97,7 @@ final class LWSContext {
         lws_set_log_level(LLL_ERR, nil)
     }()
 }
+
+/// Service-thread state: it must never cross threads.
+@available(*, unavailable)
+extension LWSContext: Sendable {}

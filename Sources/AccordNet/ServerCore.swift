@@ -161,3 +161,7 @@ final class ServerCore: LWSCallbackHandler {
         return false
     }
 }
+
+/// Service-thread state: it must never cross threads.
+@available(*, unavailable)
+extension ServerCore: Sendable {}

@@ -120,3 +120,7 @@ final class WebSocketPeer {
         return written >= payload.count
     }
 }
+
+/// Service-thread state: it must never cross threads.
+@available(*, unavailable)
+extension WebSocketPeer: Sendable {}

@@ -200,6 +200,31 @@ struct WebSocketTests {
         await server.stop()
     }
 
+    @Test func manyClientsAtOnceEachGetTheirOwnEchoes() async throws {
+        let log = EventLog<WebSocketServerEvent>()
+        let server = try echoServer(log: log)
+        let port = server.port
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<12 {
+                group.addTask {
+                    let client = try await RecordedClient.connect("ws://127.0.0.1:\(port)/c\(index)")
+                    let messages = (0..<20).map { pattern(100 + $0 * 37, seed: UInt8(index)) }
+                    for message in messages { client.client.send(message) }
+                    let echoed = try await client.log.wait("echoes of client \(index)") { _ in
+                        client.messages.count >= messages.count ? client.messages : nil
+                    }
+                    #expect(echoed == messages, "client \(index)")
+                    client.client.close()
+                    _ = try await client.closed()
+                }
+            }
+            try await group.waitForAll()
+        }
+        let paths = Set(log.all.compactMap(\.opened).map(\.request.path))
+        #expect(paths == Set((0..<12).map { "/c\($0)" }))
+        await server.stop()
+    }
+
     @Test func connectToClosedPortFails() async throws {
         let server = try WebSocketServer(.init())
         let port = server.port
