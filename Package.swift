@@ -66,7 +66,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Real sockets on 127.0.0.1, port 0.
-        .testTarget(name: "AccordNetTests", dependencies: ["AccordNet"], swiftSettings: swiftSettings),
+        .testTarget(name: "AccordNetTests", dependencies: ["AccordNet", "CWebSockets"], swiftSettings: swiftSettings),
         // Runs the built `accord` binary as a subprocess. `swift build --build-tests` and
         // `swift test` build every product, so the binary sits beside the test bundle;
         // the dependency keeps the CLI module compiled (and checked) with the tests.

@@ -111,6 +111,9 @@ final class ServiceThread: @unchecked Sendable {
         }
     }
 
+    /// False once the context is being destroyed: posting to it is pointless.
+    var isRunning: Bool { state.withLock { $0.contextAlive } }
+
     /// Asks the loop to end; returns at once. Any thread.
     func requestStop() {
         state.withLock { state in
@@ -141,7 +144,9 @@ final class Mailbox<Command: Sendable>: Sendable {
 
     init(thread: ServiceThread) { self.thread = thread }
 
+    /// Drops the command when the loop has ended (a connection of a stopped server).
     func post(_ command: Command) {
+        guard thread.isRunning else { return }
         let wasEmpty = queue.withLock { queue -> Bool in
             queue.append(command)
             return queue.count == 1
