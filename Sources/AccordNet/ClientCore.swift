@@ -44,7 +44,6 @@ final class ClientCore: LWSCallbackHandler {
                     info.port = Int32(target.port)
                     info.path = path
                     info.host = hostValue
-                    info.origin = hostValue
                     info.ietf_version_or_minus_one = -1
                     return lws_client_connect_via_info(&info)
                 }
