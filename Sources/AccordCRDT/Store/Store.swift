@@ -20,7 +20,7 @@ struct Store {
     var clientIDs: [ClientID] = []
     var clientIndex: [ClientID: ClientIndex] = [:]
     /// Per client (by index), its structs in clock order, gap-free from clock 0.
-    var clientStructs: [ContiguousArray<ItemRef>] = []
+    var clientStructs: [StructList] = []
     /// Per client (by index), the next expected clock.
     var clientState: [UInt32] = []
 
@@ -38,7 +38,7 @@ struct Store {
         let i = ClientIndex(clientIDs.count)
         clientIDs.append(client)
         clientIndex[client] = i
-        clientStructs.append([])
+        clientStructs.append(StructList())
         clientState.append(0)
         return i
     }
