@@ -7,6 +7,15 @@ extension Doc {
     /// - Throws: ``ErrorCode/malformedUpdate`` when the bytes are not a valid update;
     ///   the document is then exactly as it was.
     public func applyUpdate(_ update: [UInt8], origin: Origin? = nil) throws(AccordError) {
+        // Most updates fit the compact form, which decodes and integrates without
+        // building a value per struct; with something pending, the general path retries it.
+        if pending == nil, pendingDeleteSet.isEmpty, let compact = CompactUpdate(update) {
+            beginTransaction(origin: origin, local: false)
+            defer { endTransaction() }
+            transaction.local = false
+            integrate(compact)
+            return
+        }
         let decoded = try DecodedUpdate.decode(update)
         try Self.validate(decoded)
         beginTransaction(origin: origin, local: false)
@@ -98,7 +107,7 @@ extension Doc {
 
     /// Yjs's `integrateStructs`: clients from the highest ID down, following missing
     /// cross-client dependencies with a stack; what cannot be integrated is returned.
-    private func integrateStructs(_ work: inout StructWork) -> PendingUpdates? {
+    func integrateStructs(_ work: inout StructWork) -> PendingUpdates? {
         var rest = PendingUpdates()
         var stack: [UpdateStruct] = []
         var open = Array(work.clients.indices)  // clients still to process, highest last
@@ -240,7 +249,7 @@ extension Doc {
             left: left, right: right, parent: parent, parentSub: parentSub, &transaction)
     }
 
-    private func addGC(client: ClientIndex, clock: UInt32, length: UInt32) {
+    func addGC(client: ClientIndex, clock: UInt32, length: UInt32) {
         let ref = store.allocate(Item(client: client, clock: clock, length: length, kind: .gc, deleted: true))
         store.addStruct(ref)
     }

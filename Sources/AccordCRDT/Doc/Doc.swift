@@ -14,15 +14,18 @@
 /// try replica.applyUpdate(update)
 /// ```
 public final class Doc {
-    /// This replica's client ID: a random 32-bit number unless given.
-    public internal(set) var clientID: ClientID
-    /// Whether deleted content is garbage-collected at the end of each transaction.
-    public var gc: Bool
+    // Dynamic exclusivity checks on the properties marked unchecked cost a fifth of an
+    // edit's time (each access to a class's stored property is tracked in a thread-local
+    // set, even a plain read once per transaction). They are safe to skip: a Doc is
+    // confined to one owner, and its own code never opens a second access to one of them
+    // while the first is still open (observers run after the store work of a transaction
+    // is done).
 
-    // Dynamic exclusivity checks on these properties cost a fifth of an edit's time.
-    // They are safe to skip: a Doc is confined to one owner, and its own code never
-    // opens a second access to one of them while the first is still open (observers
-    // run after the store work of a transaction is done).
+    /// This replica's client ID: a random 32-bit number unless given.
+    @exclusivity(unchecked) public internal(set) var clientID: ClientID
+    /// Whether deleted content is garbage-collected at the end of each transaction.
+    @exclusivity(unchecked) public var gc: Bool
+
     @exclusivity(unchecked) var store = Store()
     /// The transaction in progress (meaningful while `transactionDepth > 0`). Reset in
     /// place for each transaction, so its buffers are reused and never reallocated.
@@ -31,11 +34,11 @@ public final class Doc {
     @exclusivity(unchecked) var finishing = TransactionState()
     @exclusivity(unchecked) var transactionDepth = 0
     /// Transactions opened by a clean-up step, run after it (rare: text clean-up).
-    var cleanupQueue: [TransactionState] = []
+    @exclusivity(unchecked) var cleanupQueue: [TransactionState] = []
     @exclusivity(unchecked) var isCleaningUp = false
 
-    var pending: PendingUpdates?
-    var pendingDeleteSet = DeleteSet()
+    @exclusivity(unchecked) var pending: PendingUpdates?
+    @exclusivity(unchecked) var pendingDeleteSet = DeleteSet()
 
     @exclusivity(unchecked) var updateHandlers: [(id: Int, handler: ([UInt8], Origin?) -> Void)] = []
     @exclusivity(unchecked) var typeObservers: [Int32: [(id: Int, handler: (YEvent) -> Void)]] = [:]
@@ -51,7 +54,7 @@ public final class Doc {
         self.gc = gc
     }
 
-    private var cachedOwnClient: (id: ClientID, index: ClientIndex)?
+    @exclusivity(unchecked) private var cachedOwnClient: (id: ClientID, index: ClientIndex)?
 
     /// The store-local index of this replica's client (cached: looked up per edit).
     var localClient: ClientIndex {

@@ -109,11 +109,21 @@ public struct ByteReader: Sendable {
     /// A length-prefixed UTF-8 string decoded straight to UTF-16 code units (the unit
     /// of Yjs text), validating as it goes: one pass, one allocation.
     public mutating func readVarStringUTF16() throws(AccordError) -> [UInt16] {
+        var out: [UInt16] = []
+        try readVarStringUTF16(appendingTo: &out)
+        return out
+    }
+
+    /// ``readVarStringUTF16()`` appending to `out` (which holds partial output if it
+    /// throws), so that many strings can share one buffer.
+    mutating func readVarStringUTF16<Output: RangeReplaceableCollection>(
+        appendingTo out: inout Output
+    ) throws(AccordError) where Output.Element == UInt16 {
         let count = try readCount("string length")
         let start = position
         let end = start + count
-        var out: [UInt16] = []
-        out.reserveCapacity(count)
+        // Reserving for a shared buffer would defeat its geometric growth.
+        if out.isEmpty { out.reserveCapacity(count) }
         var i = start
         while i < end {
             let b0 = bytes[i]
@@ -150,7 +160,6 @@ public struct ByteReader: Sendable {
             i += need + 1
         }
         position = end
-        return out
     }
 
     public mutating func readFloat32() throws(AccordError) -> Float {

@@ -5,13 +5,25 @@ extension Store {
     /// `mutating` only so that the Doc calls it with in-place access to its store: a
     /// non-mutating call on a class's struct property copies the whole struct first.
     mutating func transactionUpdate(_ tr: TransactionState) -> [UInt8]? {
-        var from: [(ClientIndex, UInt32)] = []
+        // Usually one client wrote (this replica): write it without building the list.
+        var changed = 0
+        var only = (client: ClientIndex(0), clock: UInt32(0))
         for c in 0..<clientState.count where clientState[c] > tr.before(ClientIndex(c)) {
-            from.append((ClientIndex(c), tr.before(ClientIndex(c))))
+            changed += 1
+            only = (ClientIndex(c), tr.before(ClientIndex(c)))
         }
-        guard !from.isEmpty || !tr.deletes.isEmpty else { return nil }
+        guard changed > 0 || !tr.deletes.isEmpty else { return nil }
         var w = ByteWriter()
-        writeStructs(from: from, to: &w)
+        if changed <= 1 {
+            w.writeVarUInt(changed)
+            if changed == 1 { writeClientStructs(only.client, from: only.clock, to: &w) }
+        } else {
+            var from: [(ClientIndex, UInt32)] = []
+            for c in 0..<clientState.count where clientState[c] > tr.before(ClientIndex(c)) {
+                from.append((ClientIndex(c), tr.before(ClientIndex(c))))
+            }
+            writeStructs(from: from, to: &w)
+        }
         tr.deletes.write(to: &w, clientIDs: clientIDs)
         return w.bytes
     }
@@ -25,17 +37,20 @@ extension Store {
             from.sort { ids[Int($0.0)] > ids[Int($1.0)] }
         }
         w.writeVarUInt(from.count)
-        for (c, clock) in from {
-            let structs = clientStructs[Int(c)]
-            guard let startPos = findIndex(client: c, clock: clock) else { continue }
-            w.writeVarUInt(structs.count - startPos)
-            w.writeVarUInt(clientIDs[Int(c)])
-            w.writeVarUInt(UInt64(clock))
-            let first = items[Int(structs[startPos])]
-            writeStruct(first, offset: clock - first.clock, to: &w)
-            for pos in (startPos + 1)..<structs.count {
-                writeStruct(items[Int(structs[pos])], offset: 0, to: &w)
-            }
+        for (c, clock) in from { writeClientStructs(c, from: clock, to: &w) }
+    }
+
+    /// One client group: client `c`'s structs from `clock` on, the first one cut there.
+    func writeClientStructs(_ c: ClientIndex, from clock: UInt32, to w: inout ByteWriter) {
+        let structs = clientStructs[Int(c)]
+        guard let startPos = findIndex(client: c, clock: clock) else { return }
+        w.writeVarUInt(structs.count - startPos)
+        w.writeVarUInt(clientIDs[Int(c)])
+        w.writeVarUInt(UInt64(clock))
+        let first = items[Int(structs[startPos])]
+        writeStruct(first, offset: clock - first.clock, to: &w)
+        for pos in (startPos + 1)..<structs.count {
+            writeStruct(items[Int(structs[pos])], offset: 0, to: &w)
         }
     }
 

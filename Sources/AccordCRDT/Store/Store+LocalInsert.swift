@@ -7,7 +7,19 @@ extension Store {
                                    origin: StoreID?, rightOrigin: StoreID?, left: ItemRef, right: ItemRef,
                                    parent: Int32, parentSub: Int32, _ tr: inout TransactionState) -> ItemRef {
         let (kind, a, b) = store(content)
-        var item = Item(client: client, clock: clock, length: UInt32(content.length), kind: kind)
+        return integrateNewItem(kind: kind, a: a, b: b, length: UInt32(content.length), client: client, clock: clock,
+                                origin: origin, rightOrigin: rightOrigin, left: left, right: right,
+                                parent: parent, parentSub: parentSub, &tr)
+    }
+
+    /// ``integrateNewItem(_:client:clock:origin:rightOrigin:left:right:parent:parentSub:_:)``
+    /// for content already in the store (`kind`, `a`, `b` as ``Store/store(_:)`` returns them).
+    @discardableResult
+    mutating func integrateNewItem(kind: ContentKind, a: UInt32, b: UInt32, length: UInt32,
+                                   client: ClientIndex, clock: UInt32,
+                                   origin: StoreID?, rightOrigin: StoreID?, left: ItemRef, right: ItemRef,
+                                   parent: Int32, parentSub: Int32, _ tr: inout TransactionState) -> ItemRef {
+        var item = Item(client: client, clock: clock, length: length, kind: kind)
         if let origin {
             item.originClient = origin.client
             item.originClock = origin.clock

@@ -20,7 +20,7 @@ struct Store {
     var clientIDs: [ClientID] = []
     var clientIndex: [ClientID: ClientIndex] = [:]
     /// Per client (by index), its structs in clock order, gap-free from clock 0.
-    var clientStructs: [ContiguousArray<ItemRef>] = []
+    var clientStructs: [StructList] = []
     /// Per client (by index), the next expected clock.
     var clientState: [UInt32] = []
 
@@ -38,7 +38,7 @@ struct Store {
         let i = ClientIndex(clientIDs.count)
         clientIDs.append(client)
         clientIndex[client] = i
-        clientStructs.append([])
+        clientStructs.append(StructList())
         clientState.append(0)
         return i
     }
@@ -95,16 +95,20 @@ struct Store {
 
     /// Position in the client's struct list of the struct containing `clock`.
     func findIndex(client: ClientIndex, clock: UInt32) -> Int? {
-        let structs = clientStructs[Int(client)]
+        // Indexing clientStructs in place each time: binding the list to a local would
+        // retain and release its buffer on every lookup.
+        let c = Int(client)
         var lo = 0
-        var hi = structs.count - 1
+        var hi = clientStructs[c].count - 1
         guard hi >= 0 else { return nil }
-        // Guess proportionally first: clocks are dense, so the guess is usually right.
-        let last = items[Int(structs[hi])]
+        let last = items[Int(clientStructs[c][hi])]
         guard clock < last.clock + last.length else { return nil }
+        // The newest struct is the usual origin of the next one.
+        if clock >= last.clock { return hi }
+        // Guess proportionally first: clocks are dense, so the guess is usually right.
         var mid = Int((UInt64(clock) * UInt64(hi)) / UInt64(max(1, last.lastClock)))
         while lo <= hi {
-            let it = items[Int(structs[mid])]
+            let it = items[Int(clientStructs[c][mid])]
             if it.clock <= clock {
                 if clock < it.clock + it.length { return mid }
                 lo = mid + 1

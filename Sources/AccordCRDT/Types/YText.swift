@@ -19,6 +19,7 @@ public struct YText {
 
     /// The plain text, without formatting or embeds.
     public var string: String {
+        if let ascii = asciiString { return ascii }
         var units: [UInt16] = []
         units.reserveCapacity(length)
         var ref = doc.store.types[Int(type)].start
@@ -31,6 +32,35 @@ public struct YText {
             ref = item.right
         }
         return String(decoding: units, as: UTF16.self)
+    }
+
+    /// The plain text when it is all ASCII (the common case), copied unit by unit into
+    /// the String's own storage; nil otherwise. `String(decoding:as: UTF16.self)` parses
+    /// scalar by scalar and costs as much as loading the whole document.
+    private var asciiString: String? {
+        let store = doc.store
+        var isASCII = true
+        // The visible length bounds the text's units (embeds count but hold none).
+        let text = String(unsafeUninitializedCapacity: store.types[Int(type)].length) { buffer in
+            var n = 0
+            var ref = store.types[Int(type)].start
+            while ref != noItem {
+                let item = store.items[Int(ref)]
+                if !item.deleted, item.kind == .string {
+                    for unit in store.text[Int(item.a)..<Int(item.a + item.length)] {
+                        guard unit < 0x80, n < buffer.count else {
+                            isASCII = false
+                            return 0
+                        }
+                        buffer[n] = UInt8(truncatingIfNeeded: unit)
+                        n += 1
+                    }
+                }
+                ref = item.right
+            }
+            return n
+        }
+        return isASCII ? text : nil
     }
 
     /// Inserts `text` at UTF-16 offset `index`. Without `attributes` the text takes

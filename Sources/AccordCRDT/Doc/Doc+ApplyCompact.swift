@@ -1,0 +1,121 @@
+/// Applying a ``CompactUpdate``: the same steps as the general path (``Doc/integrate(_:)``),
+/// reading flat entries instead of ``UpdateStruct`` values. Used only while nothing is
+/// pending, so there is nothing to retry afterwards.
+extension Doc {
+    func integrate(_ update: CompactUpdate) {
+        pending = integrateEntries(update)
+        if !update.deletes.isEmpty { pendingDeleteSet = applyDeletes(update.deletes) }
+    }
+
+    /// Integrates entries in clock order while nothing is missing (as
+    /// `integrateSingleClient` does) and hands the rest to the general path.
+    private func integrateEntries(_ update: CompactUpdate) -> PendingUpdates? {
+        let entries = update.entries
+        var i = 0
+        while i < entries.count {
+            let e = entries[i]
+            if e.kind == 10 {
+                i += 1
+                continue
+            }
+            let offset = store.state(of: update.client) - Int(e.clock)
+            guard offset >= 0, !isMissingDependency(e, of: update.client) else { break }
+            if offset < Int(e.length) { integrateEntry(e, of: update, offset: UInt32(offset)) }
+            i += 1
+        }
+        guard i < entries.count else { return nil }
+        let rest = entries[i...].map { update.updateStruct($0) }
+        var work = StructWork([DecodedUpdate.ClientGroup(client: update.client, structs: rest)])
+        return integrateStructs(&work)
+    }
+
+    private func isMissingDependency(_ e: CompactUpdate.Entry, of client: ClientID) -> Bool {
+        if e.hasOrigin, e.originClient != client, Int(e.originClock) >= store.state(of: e.originClient) { return true }
+        if e.hasRightOrigin, e.rightOriginClient != client, Int(e.rightOriginClock) >= store.state(of: e.rightOriginClient) {
+            return true
+        }
+        return false
+    }
+
+    /// `integrateStruct` for an entry, skipping its first `offset` units (already known).
+    private func integrateEntry(_ e: CompactUpdate.Entry, of update: CompactUpdate, offset: UInt32) {
+        let client = store.intern(client: update.client)
+        let clock = e.clock + offset
+        let length = e.length - offset
+        guard e.kind != 0 else {
+            addGC(client: client, clock: clock, length: length)
+            return
+        }
+        var left = noItem
+        var right = noItem
+        var origin: StoreID? = nil
+        var rightOrigin: StoreID? = nil
+        if offset > 0 {
+            // A slice's origin is the unit before the cut.
+            origin = StoreID(client: client, clock: clock - 1)
+        } else if e.hasOrigin {
+            origin = StoreID(client: store.intern(client: e.originClient), clock: e.originClock)
+        }
+        if let o = origin { left = store.findCleanEnd(client: o.client, clock: o.clock) ?? noItem }
+        if e.hasRightOrigin {
+            let ro = StoreID(client: store.intern(client: e.rightOriginClient), clock: e.rightOriginClock)
+            rightOrigin = ro
+            right = store.findCleanStart(client: ro.client, clock: ro.clock) ?? noItem
+        }
+        var parent: Int32 = -1
+        var parentSub: Int32 = -1
+        let leftIsGC = left != noItem && store.items[Int(left)].kind == .gc
+        let rightIsGC = right != noItem && store.items[Int(right)].kind == .gc
+        if leftIsGC || rightIsGC {
+            parent = -1
+        } else if e.rootName >= 0 {
+            parent = store.rootType(named: update.rootNames[Int(e.rootName)])
+        } else if left != noItem {
+            parent = store.items[Int(left)].parent
+            parentSub = store.items[Int(left)].parentSub
+        } else if right != noItem {
+            parent = store.items[Int(right)].parent
+            parentSub = store.items[Int(right)].parentSub
+        }
+        guard parent >= 0 else {
+            addGC(client: client, clock: clock, length: length)
+            return
+        }
+        let kind: ContentKind
+        var a: UInt32 = 0
+        if e.kind == 1 {
+            kind = .deleted
+        } else {
+            kind = .string
+            a = UInt32(store.text.count)
+            let start = Int(e.textStart + offset)
+            store.text.append(contentsOf: update.units[start..<Int(e.textStart + e.length)])
+            // Cutting a surrogate pair: the dangling half becomes U+FFFD (StructContent.slice).
+            if offset > 0, UTF16.isTrailSurrogate(update.units[start]), UTF16.isLeadSurrogate(update.units[start - 1]) {
+                store.text[Int(a)] = 0xFFFD
+            }
+        }
+        store.integrateNewItem(kind: kind, a: a, b: 0, length: length, client: client, clock: clock,
+                               origin: origin, rightOrigin: rightOrigin, left: left, right: right,
+                               parent: parent, parentSub: parentSub, &transaction)
+    }
+
+    /// `applyDeleteSet` over wire-order ranges; returns the ranges beyond the local state.
+    private func applyDeletes(_ ranges: ContiguousArray<CompactUpdate.DeleteRange>) -> DeleteSet {
+        var unapplied = DeleteSet()
+        for range in ranges {
+            let state = store.state(of: range.client)
+            let start = Int(range.clock)
+            let end = start + Int(range.length)
+            guard start < state else {
+                unapplied.add(client: range.client, clock: start, length: Int(range.length))
+                continue
+            }
+            if state < end { unapplied.add(client: range.client, clock: state, length: end - state) }
+            guard let c = store.clientIndex[range.client] else { continue }
+            deleteRange(client: c, from: range.clock, to: UInt32(min(end, state)))
+        }
+        unapplied.normalize()
+        return unapplied
+    }
+}

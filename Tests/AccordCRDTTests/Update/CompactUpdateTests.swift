@@ -1,0 +1,67 @@
+import AccordTesting
+import Testing
+
+@testable import AccordCRDT
+
+/// ``CompactUpdate`` against the general decoder: on the per-transaction and full-state
+/// updates of seeded random text editing (emoji included, so surrogate pairs get cut),
+/// it holds the same structs and deletions, and it never accepts bytes the general
+/// decoder plus ``Doc/validate(_:)`` reject (every truncation and some byte flips).
+@Suite struct CompactUpdateTests {
+    static let seeds = FuzzSeeds(standard: 12, soak: 400)
+
+    @Test func agreesWithTheGeneralDecoder() throws {
+        for seed in Self.seeds.seeds {
+            for update in try Self.updates(seed: seed) {
+                let decoded = try DecodedUpdate.decode(update)
+                let compact = try #require(CompactUpdate(update), "seed \(seed): text-only update not compact")
+                let structs = decoded.groups.first?.structs ?? []
+                #expect(compact.entries.map { compact.updateStruct($0) } == structs, "seed \(seed)")
+                var deletes = DeleteSet()
+                for d in compact.deletes { deletes.add(client: d.client, clock: Int(d.clock), length: Int(d.length)) }
+                #expect(deletes == decoded.deleteSet, "seed \(seed)")
+            }
+        }
+    }
+
+    @Test func acceptsNothingTheGeneralPathRejects() throws {
+        for seed in Self.seeds.seeds.prefix(4) {
+            var rng = SplitMix64(seed: seed &+ 1_000)
+            for update in try Self.updates(seed: seed) {
+                var variants = (0..<update.count).map { Array(update[..<$0]) }
+                for _ in 0..<8 {
+                    var flipped = update
+                    flipped[Int.random(in: 0..<flipped.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+                    variants.append(flipped)
+                }
+                for bytes in variants where CompactUpdate(bytes) != nil {
+                    #expect(throws: Never.self, "seed \(seed): \(bytes)") {
+                        try Doc.validate(try DecodedUpdate.decode(bytes))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Updates of one writer typing, deleting and pasting, plus the final full state.
+    static func updates(seed: UInt64) throws -> [[UInt8]] {
+        var rng = SplitMix64(seed: seed)
+        let doc = Doc(clientID: 1 + seed)
+        let text = try doc.getText("t")
+        var updates: [[UInt8]] = []
+        let subscription = doc.onUpdate { bytes, _ in updates.append(bytes) }
+        defer { subscription.cancel() }
+        let pieces = ["a", "bc", "😀", "x😀y", "hello ", "é"]
+        for _ in 0..<60 {
+            let length = text.length
+            if length > 0, rng.chance(0.35) {
+                let at = Int.random(in: 0..<length, using: &rng)
+                try text.delete(at, Int.random(in: 1...min(4, length - at), using: &rng))
+            } else {
+                try text.insert(Int.random(in: 0...length, using: &rng), pieces.randomElement(using: &rng) ?? "a")
+            }
+        }
+        updates.append(doc.encodeStateAsUpdate())
+        return updates
+    }
+}
