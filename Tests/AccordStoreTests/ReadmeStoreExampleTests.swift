@@ -10,8 +10,8 @@ import AccordTesting
         let dir = try TemporaryDirectory()
         // The example uses a relative path; run it in a scratch directory.
         let previous = FileManager.default.currentDirectoryPath
-        FileManager.default.changeCurrentDirectoryPath(dir.path)
-        defer { FileManager.default.changeCurrentDirectoryPath(previous) }
+        _ = FileManager.default.changeCurrentDirectoryPath(dir.path)
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
         // Keep these lines identical to the README's store example (checked below).
         let store = try DocumentStore(path: "app.sqlite")          // WAL, synchronous=FULL
         let notes = try store.open(DocumentID(validating: "notes"), createIfMissing: true)

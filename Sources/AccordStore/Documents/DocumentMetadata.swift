@@ -1,5 +1,5 @@
 import Foundation
-public import AccordCRDT
+import AccordCRDT
 
 /// What a store knows about a document besides its content.
 public struct DocumentMetadata: Sendable, Hashable {

@@ -14,25 +14,52 @@ extension DocumentStore {
     public func append(_ update: [UInt8], to id: DocumentID, isLocal: Bool = true) throws(AccordError) -> UInt64 {
         let metadata = try metadata(id)
         guard metadata.isResident else { throw Self.evicted(id) }
-        let (sequence, shouldFlush, shouldSchedule) = try withLock { () throws(AccordError) -> (UInt64, Bool, Bool) in
+        let (sequence, fill, shouldSchedule) = try withLock { () throws(AccordError) -> (UInt64, BufferFill, Bool) in
             if isClosed { throw AccordError(.storeClosed, "the document store is closed") }
             let sequence = (assignedSequence[id] ?? metadata.lastSequence) + 1
             assignedSequence[id] = sequence
             buffer.append(BufferedUpdate(id: id, sequence: sequence, bytes: update, isLocal: isLocal))
             bufferedBytes += update.count
-            let full = buffer.count >= options.maxBufferedUpdates || bufferedBytes >= options.maxBufferedBytes
-            let schedule = !full && !flushScheduled && options.flushDelay != nil
+            let fill = BufferFill(count: buffer.count, bytes: bufferedBytes, options: options)
+            let schedule = fill == .below && !flushScheduled && options.flushDelay != nil
             if schedule { flushScheduled = true }
-            return (sequence, full, schedule)
+            return (sequence, fill, schedule)
         }
-        if shouldFlush {
-            // The buffer is full: commit now. A failure keeps everything buffered and is
-            // reported by the next flush(); the append itself is not lost.
+        switch fill {
+        case .full:
+            // Commit now, unless another commit (a flush, or a compaction writing its
+            // snapshot) holds the write lock: then keep appending and let the next
+            // append or the timer commit, rather than stall the editing thread. A
+            // failure keeps everything buffered for the next flush() to report.
+            if writeLock.try() {
+                defer { writeLock.unlock() }
+                flushRecordingFailure()
+            }
+        case .overflowing:
+            // Far past the threshold: wait for the write lock, so memory stays bounded.
             flushRecordingFailure()
-        } else if shouldSchedule, let delay = options.flushDelay {
+        case .below:
+            break
+        }
+        if shouldSchedule, let delay = options.flushDelay {
             scheduleFlush(after: delay)
         }
         return sequence
+    }
+
+    /// How full the append buffer is against the thresholds in ``Options``.
+    enum BufferFill {
+        case below, full, overflowing
+
+        init(count: Int, bytes: Int, options: Options) {
+            if count >= 8 * options.maxBufferedUpdates || bytes >= 8 * options.maxBufferedBytes {
+                self = .overflowing
+            } else if count >= options.maxBufferedUpdates || bytes >= options.maxBufferedBytes {
+                self = .full
+            } else {
+                self = .below
+            }
+        }
     }
 
     /// ``append(_:to:isLocal:)`` after checking that `update` decodes, so bytes from a

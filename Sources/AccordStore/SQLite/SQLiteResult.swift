@@ -1,5 +1,5 @@
 internal import CSQLite
-public import AccordCRDT
+import AccordCRDT
 
 /// The one funnel from SQLite result codes to ``AccordError``.
 ///
