@@ -120,27 +120,12 @@ struct BlobBenchmark {
     /// Writes `size` bytes of distinct 1 MiB pieces (one random block, each piece
     /// stamped with its number), one piece at a time.
     static func writeInput(_ path: String, size: Int) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw BenchFailure("cannot create \(path)")
-        }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        defer { try? handle.close() }
         // Eight bytes per draw: the system generator makes a syscall per call.
         var generator = SystemRandomNumberGenerator()
-        var block = (0..<(1 << 17)).flatMap { _ in
+        let block = (0..<(1 << 17)).flatMap { _ in
             withUnsafeBytes(of: generator.next() as UInt64) { Array($0) }
         }
-        var written = 0
-        var piece: UInt64 = 0
-        while written < size {
-            withUnsafeBytes(of: piece.littleEndian) { stamp in
-                for (offset, byte) in stamp.enumerated() { block[offset] = byte }
-            }
-            let count = min(block.count, size - written)
-            try handle.write(contentsOf: block[0..<count])
-            written += count
-            piece += 1
-        }
+        try FileComparison.writeStamped(path, size: size, block: block)
     }
 
     /// The baseline: read + write in 1 MiB pieces, then fsync the new file.

@@ -37,21 +37,7 @@ import AccordTesting
     /// Writes `size` bytes of distinct 1 MiB pieces (a random block with the piece number
     /// stamped in), one piece at a time.
     static func writeInput(_ path: String, size: Int) throws {
-        _ = FileManager.default.createFile(atPath: path, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        defer { try? handle.close() }
-        var block = BlobFixtures.randomBytes(1 << 20, seed: 42)
-        var written = 0
-        var piece: UInt64 = 0
-        while written < size {
-            withUnsafeBytes(of: piece.littleEndian) { stamp in
-                for (offset, byte) in stamp.enumerated() { block[offset] = byte }
-            }
-            let count = min(block.count, size - written)
-            try handle.write(contentsOf: block[0..<count])
-            written += count
-            piece += 1
-        }
+        try FileComparison.writeStamped(path, size: size, block: BlobFixtures.randomBytes(1 << 20, seed: 42))
     }
 
 
