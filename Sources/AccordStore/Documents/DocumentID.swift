@@ -53,12 +53,6 @@ public struct DocumentID: RawRepresentable, Hashable, Sendable, Comparable, Cust
     }
 
     private static func validate(_ raw: String) throws(AccordError) {
-        let count = raw.utf8.count
-        guard count >= 1, count <= 256 else {
-            throw AccordError(.invalidArgument, "a document id has 1 to 256 bytes, not \(count)")
-        }
-        guard !raw.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw AccordError(.invalidArgument, "a document id cannot contain control characters")
-        }
+        try WireDocumentID.validate(raw)
     }
 }
