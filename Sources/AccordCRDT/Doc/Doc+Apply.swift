@@ -217,9 +217,7 @@ extension Doc {
         // Resolve the parent: a GC neighbour means the parent is gone.
         var parent: Int32 = -1
         var parentSub: Int32 = -1
-        let leftIsGC = left != noItem && store.items[Int(left)].kind == .gc
-        let rightIsGC = right != noItem && store.items[Int(right)].kind == .gc
-        if leftIsGC || rightIsGC {
+        if neighbourWasCollected(left: left, right: right) {
             parent = -1
         } else if let p = item.parent {
             switch p {
@@ -231,12 +229,8 @@ extension Doc {
                 }
             }
             if parent >= 0, let key = item.parentSub { parentSub = store.intern(key: key) }
-        } else if left != noItem {
-            parent = store.items[Int(left)].parent
-            parentSub = store.items[Int(left)].parentSub
-        } else if right != noItem {
-            parent = store.items[Int(right)].parent
-            parentSub = store.items[Int(right)].parentSub
+        } else {
+            (parent, parentSub) = parentOfNeighbour(left: left, right: right)
         }
         guard parent >= 0 else {
             addGC(client: client, clock: clock, length: length)
