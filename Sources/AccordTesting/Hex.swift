@@ -1,3 +1,5 @@
+import AccordCRDT
+
 /// Lowercase hexadecimal text for bytes, as the golden vectors and the pycrdt peer write it.
 public enum Hex {
     /// The bytes of `hex` (pairs of hex digits; a trailing odd digit is ignored).
@@ -23,13 +25,6 @@ public enum Hex {
 
     /// `bytes` as lowercase hex.
     public static func encode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0xf)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        HexText.encode(bytes)
     }
 }

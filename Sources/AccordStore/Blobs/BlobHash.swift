@@ -49,19 +49,7 @@ public struct BlobHash: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     /// 64 lowercase hex digits.
-    public var hex: String { Self.hexText(bytes) }
-
-    /// Lowercase hex digits of any bytes (also names upload logs).
-    static func hexText(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
+    public var hex: String { HexText.encode(bytes) }
 
     public var description: String { hex }
 

@@ -39,7 +39,7 @@ struct BlobIndexRecord: Equatable {
     var contentType: String
 
     /// The key of the upload's chunk log.
-    var chunkLogKey: String { BlobHash.hexText(uploadID) }
+    var chunkLogKey: String { HexText.encode(uploadID) }
 
     /// How many chunks hold `size` bytes.
     var chunkCount: UInt64 { size == 0 ? 0 : (size - 1) / UInt64(chunkSize) + 1 }

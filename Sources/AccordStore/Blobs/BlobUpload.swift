@@ -24,7 +24,7 @@ struct BlobUpload {
         hasher = try SHA256Hasher()
         var generator = SystemRandomNumberGenerator()
         uploadID = (0..<BlobIndexRecord.uploadIDByteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        logKey = BlobHash.hexText(uploadID)
+        logKey = HexText.encode(uploadID)
         ActiveUploads.shared.insert(logKey)
     }
 

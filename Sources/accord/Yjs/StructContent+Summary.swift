@@ -42,7 +42,7 @@ extension StructContent {
         switch self {
         case .deleted: break
         case .json(let values), .any(let values): o["values"] = .array(values)
-        case .binary(let bytes): o["hex"] = .string(bytes.map { Self.hexByte($0) }.joined())
+        case .binary(let bytes): o["hex"] = .string(HexText.encode(bytes))
         case .string(let units): o["value"] = .string(String(decoding: units, as: UTF16.self))
         case .embed(let value): o["value"] = value
         case .format(let key, let value):
@@ -66,10 +66,5 @@ extension StructContent {
         case .xmlElement(let name), .xmlHook(let name): "\(UpdateReport.kindName(kind)) \(AnyValue.string(name).jsonText)"
         default: UpdateReport.kindName(kind)
         }
-    }
-
-    private static func hexByte(_ b: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(b >> 4)], digits[Int(b & 0xf)]])
     }
 }
