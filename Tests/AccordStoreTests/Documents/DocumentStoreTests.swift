@@ -117,9 +117,10 @@ import AccordTesting
     @Test func appendsBatchIntoFewCommits() throws {
         var options = Self.manualFlush
         options.maxBufferedUpdates = 100
-        let storage = SerialStorage(CountingAdapter(MemoryStorageAdapter()))
+        // A fault injector that injects nothing counts the writes (commits) it passes on.
+        let storage = SerialStorage(FaultInjectingAdapter(wrapping: MemoryStorageAdapter(), failingCall: nil, counting: .writesOnly))
         let store = DocumentStore(storage: storage, options: options)
-        func commits() throws -> Int { try storage.withAdapter { ($0 as? CountingAdapter)?.commits ?? -1 } }
+        func commits() throws -> Int { try storage.withAdapter { ($0 as? FaultInjectingAdapter)?.countedCalls ?? -1 } }
         let id = Self.id("keys")
         try store.create(id)
         let commitsBefore = try commits()
@@ -153,23 +154,4 @@ import AccordTesting
         }
         #expect(try store.metadata(id).logCount == 1)
     }
-}
-
-/// Counts commits on the way to a real adapter.
-final class CountingAdapter: StorageAdapter {
-    let inner: any StorageAdapter
-    private(set) var commits = 0
-    init(_ inner: any StorageAdapter) { self.inner = inner }
-    func read(_ category: StorageCategory, key: String) throws -> [UInt8]? { try inner.read(category, key: key) }
-    func keys(in category: StorageCategory) throws -> [String] { try inner.keys(in: category) }
-    func readLog(_ category: StorageCategory, key: String, after: UInt64, limit: Int) throws -> [StorageLogEntry] {
-        try inner.readLog(category, key: key, after: after, limit: limit)
-    }
-    func lastSequence(_ category: StorageCategory, key: String) throws -> UInt64? { try inner.lastSequence(category, key: key) }
-    func logKeys(in category: StorageCategory) throws -> [String] { try inner.logKeys(in: category) }
-    func commit(_ batch: [StorageOperation]) throws {
-        commits += 1
-        try inner.commit(batch)
-    }
-    func wipeAll() throws { try inner.wipeAll() }
 }
