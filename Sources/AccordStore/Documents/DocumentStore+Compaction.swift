@@ -86,15 +86,11 @@ extension DocumentStore {
                 return true
             }
             guard start else { continue }
-            if options.compactInBackground {
-                compactionQueue.async { [self] in
-                    _ = try? fold(id)
-                    withLock { _ = compactionsRunning.remove(id) }
-                }
-            } else {
+            let run: @Sendable () -> Void = { [self] in
                 _ = try? fold(id)
                 withLock { _ = compactionsRunning.remove(id) }
             }
+            if options.compactInBackground { compactionQueue.async(execute: run) } else { run() }
         }
     }
 
