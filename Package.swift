@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "AccordStore", targets: ["AccordStore"]),
         .library(name: "AccordTesting", targets: ["AccordTesting"]),
         .library(name: "AccordNet", targets: ["AccordNet"]),
+        .library(name: "AccordServer", targets: ["AccordServer"]),
         .executable(name: "accord", targets: ["accord"]),
         .executable(name: "accord-bench", targets: ["accord-bench"]),
     ],
@@ -43,13 +44,21 @@ let package = Package(
         // WebSocket client and server plus HTTP routes on the same port, over libwebsockets.
         // Each context has its own service thread, never a Swift concurrency thread.
         .target(name: "AccordNet", dependencies: ["CWebSockets"], swiftSettings: swiftSettings),
+        // The sync server: rooms over the document store, auth, permissions, REST, limits.
+        .target(
+            name: "AccordServer", dependencies: ["AccordCRDT", "AccordStore", "AccordNet", "CSodium"],
+            swiftSettings: swiftSettings
+        ),
         // Test support that apps can use too: seeded randomness, replica simulation.
         .target(name: "AccordTesting", dependencies: ["AccordCRDT", "AccordStore"], swiftSettings: swiftSettings),
-        // Command line: `accord yjs merge|inspect`. Foundation is fine here (files, stdio).
-        .executableTarget(name: "accord", dependencies: ["AccordCRDT"], swiftSettings: swiftSettings),
+        // Command line: `accord yjs merge|inspect`, `accord serve`, `accord token`.
+        // Foundation is fine here (files, stdio, signals).
+        .executableTarget(
+            name: "accord", dependencies: ["AccordCRDT", "AccordStore", "AccordServer"], swiftSettings: swiftSettings
+        ),
         // Benchmarks on the editing traces in shared/traces; JSON lines like scripts/bench_reference.py.
         .executableTarget(
-            name: "accord-bench", dependencies: ["AccordCRDT", "AccordStore", "AccordTesting"], swiftSettings: swiftSettings
+            name: "accord-bench", dependencies: ["AccordCRDT", "AccordStore", "AccordNet", "AccordTesting"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "AccordCRDTTests",
@@ -67,12 +76,17 @@ let package = Package(
         ),
         // Real sockets on 127.0.0.1, port 0.
         .testTarget(name: "AccordNetTests", dependencies: ["AccordNet", "CWebSockets"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "AccordServerTests",
+            dependencies: ["AccordServer", "AccordStore", "AccordNet", "AccordCRDT", "AccordTesting"],
+            swiftSettings: swiftSettings
+        ),
         // Runs the built `accord` binary as a subprocess. `swift build --build-tests` and
         // `swift test` build every product, so the binary sits beside the test bundle;
         // the dependency keeps the CLI module compiled (and checked) with the tests.
         .testTarget(
             name: "AccordCLITests",
-            dependencies: ["AccordCRDT", "AccordTesting", "accord"],
+            dependencies: ["AccordCRDT", "AccordServer", "AccordTesting", "accord"],
             swiftSettings: swiftSettings
         ),
     ],

@@ -73,8 +73,10 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// Route table: exact method + path to a handler. A handler runs on the server's service
-/// thread and must return quickly (it must never block on async work).
+/// Route table: exact method + path to a handler, and prefix routes for paths that carry
+/// parameters (`/v1/documents/` + id). An exact route wins over a prefix route; among
+/// prefix routes the longest prefix wins. A handler runs on the server's service thread
+/// and must return quickly (it must never block on async work).
 public struct HTTPRoutes: Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
@@ -84,6 +86,7 @@ public struct HTTPRoutes: Sendable {
     }
 
     private var handlers: [Key: Handler] = [:]
+    private var prefixHandlers: [(key: Key, handler: Handler)] = []
 
     public init() {}
 
@@ -91,12 +94,25 @@ public struct HTTPRoutes: Sendable {
         handlers[Key(method: method, path: path)] = handler
     }
 
+    /// Routes every path that starts with `prefix` (and has no exact route) to `handler`.
+    public mutating func add(_ method: HTTPMethod, prefix: String, _ handler: @escaping Handler) {
+        prefixHandlers.removeAll { $0.key == Key(method: method, path: prefix) }
+        prefixHandlers.append((Key(method: method, path: prefix), handler))
+        prefixHandlers.sort { $0.key.path.utf8.count > $1.key.path.utf8.count }
+    }
+
     /// The response for `request`: the route's, 405 when only the method differs, else 404.
     func respond(to request: HTTPRequest) -> HTTPResponse {
         if let handler = handlers[Key(method: request.method, path: request.path)] {
             return handler(request)
         }
-        if handlers.keys.contains(where: { $0.path == request.path }) {
+        if let route = prefixHandlers.first(where: {
+            $0.key.method == request.method && request.path.hasPrefix($0.key.path)
+        }) {
+            return route.handler(request)
+        }
+        if handlers.keys.contains(where: { $0.path == request.path })
+            || prefixHandlers.contains(where: { request.path.hasPrefix($0.key.path) }) {
             return HTTPResponse(status: 405, text: "method not allowed\n")
         }
         return HTTPResponse(status: 404, text: "not found\n")

@@ -18,7 +18,25 @@ struct HTTPRouteTests {
         routes.add(.get, "/auth") { request in
             HTTPResponse(status: 200, text: request.header("Authorization") ?? "none")
         }
+        routes.add(.get, prefix: "/items/") { request in
+            HTTPResponse(status: 200, text: "item \(request.path.dropFirst("/items/".count))")
+        }
+        routes.add(.get, prefix: "/items/special/") { _ in HTTPResponse(status: 200, text: "special") }
+        routes.add(.get, "/items/exact") { _ in HTTPResponse(status: 200, text: "exact") }
         return try WebSocketServer(.init(port: 0, routes: routes))
+    }
+
+    @Test func prefixRoutesMatchLongestPrefixAfterExactRoutes() async throws {
+        let server = try makeServer()
+        func body(_ path: String) async throws -> String {
+            String(decoding: try await httpRequest(port: server.port, path: path).body, as: UTF8.self)
+        }
+        #expect(try await body("/items/42") == "item 42")
+        #expect(try await body("/items/special/1") == "special")
+        #expect(try await body("/items/exact") == "exact")
+        let wrongMethod = try await httpRequest(port: server.port, method: "PUT", path: "/items/42")
+        #expect(wrongMethod.status == 405)
+        await server.stop()
     }
 
     @Test func getRouteReturnsStatusBodyAndHeaders() async throws {

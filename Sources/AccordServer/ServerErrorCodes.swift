@@ -1,0 +1,27 @@
+public import AccordCRDT
+
+extension ErrorCode {
+    /// The connection or request has no valid bearer token (missing, expired, forged).
+    /// WebSockets are closed with code 4401 after this error.
+    public static let unauthenticated = ErrorCode(rawValue: "UNAUTHENTICATED")
+    /// The caller's role on the document does not allow the message or request.
+    public static let permissionDenied = ErrorCode(rawValue: "PERMISSION_DENIED")
+    /// REST: the caller may not see the document at all (HTTP 403).
+    public static let docAccessDenied = ErrorCode(rawValue: "DOC_ACCESS_DENIED")
+    /// The document could not be loaded from the store, so the join was refused; the
+    /// stored document is untouched.
+    public static let documentUnavailable = ErrorCode(rawValue: "DOCUMENT_UNAVAILABLE")
+    /// A WebSocket frame is larger than the server's limit (see the hello message).
+    public static let messageTooLarge = ErrorCode(rawValue: "MESSAGE_TOO_LARGE")
+    /// Applying the update would take the document past the server's size limit; the
+    /// update was refused and the document is unchanged.
+    public static let documentTooLarge = ErrorCode(rawValue: "DOCUMENT_TOO_LARGE")
+    /// The connection sent more messages than its rate allows; the message was dropped.
+    public static let rateLimited = ErrorCode(rawValue: "RATE_LIMITED")
+
+    /// Every code defined by AccordServer, for golden tests and documentation.
+    public static let allServerCodes: [ErrorCode] = [
+        .unauthenticated, .permissionDenied, .docAccessDenied, .documentUnavailable, .messageTooLarge,
+        .documentTooLarge, .rateLimited,
+    ]
+}

@@ -1,0 +1,16 @@
+import Testing
+import AccordCRDT
+import AccordStore
+import AccordServer
+
+/// Server error codes are API: renaming one must fail here.
+@Suite struct ServerErrorCodeGoldenTests {
+    @Test func everyServerCodeKeepsItsString() {
+        let expected = [
+            "UNAUTHENTICATED", "PERMISSION_DENIED", "DOC_ACCESS_DENIED", "DOCUMENT_UNAVAILABLE", "MESSAGE_TOO_LARGE",
+            "DOCUMENT_TOO_LARGE", "RATE_LIMITED",
+        ]
+        #expect(ErrorCode.allServerCodes.map(\.rawValue) == expected)
+        #expect(Set(ErrorCode.allServerCodes).isDisjoint(with: ErrorCode.allCRDTCodes + ErrorCode.allStoreCodes))
+    }
+}
