@@ -18,8 +18,13 @@ public final class WebSocketServer: Sendable {
         public var customHeaders: [String]
         /// Larger request bodies close the connection.
         public var maxHTTPBodySize: Int
-        /// Larger WebSocket messages close the connection with 1009.
+        /// Larger WebSocket messages are discarded unread (never buffered past the limit)
+        /// and reported as `messageTooLarge`; the connection is then closed with 1009
+        /// unless `closeOnOversizedMessage` is false.
         public var maxMessageSize: Int
+        /// False keeps the connection open after an oversized message, so the
+        /// application can answer with its own error and carry on.
+        public var closeOnOversizedMessage: Bool
         /// Decides on an upgrade request (path, query, headers). Refused upgrades get no
         /// WebSocket; the client sees the connection fail.
         public var shouldUpgrade: @Sendable (HTTPRequest) -> Bool
@@ -28,6 +33,7 @@ public final class WebSocketServer: Sendable {
         public init(
             host: String = "127.0.0.1", port: Int = 0, routes: HTTPRoutes = HTTPRoutes(),
             customHeaders: [String] = [], maxHTTPBodySize: Int = 16 << 20, maxMessageSize: Int = 64 << 20,
+            closeOnOversizedMessage: Bool = true,
             shouldUpgrade: @escaping @Sendable (HTTPRequest) -> Bool = { _ in true },
             onEvent: @escaping @Sendable (WebSocketServerEvent) -> Void = { _ in }
         ) {
@@ -37,6 +43,7 @@ public final class WebSocketServer: Sendable {
             self.customHeaders = customHeaders
             self.maxHTTPBodySize = maxHTTPBodySize
             self.maxMessageSize = maxMessageSize
+            self.closeOnOversizedMessage = closeOnOversizedMessage
             self.shouldUpgrade = shouldUpgrade
             self.onEvent = onEvent
         }
