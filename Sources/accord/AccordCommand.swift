@@ -28,6 +28,9 @@ enum AccordCommand {
             Output.print(Usage.main)
         case "yjs":
             try YjsCommand.run(&args, help: help)
+        case "serve":
+            guard !help else { return Output.print(Usage.serve) }
+            try ServeCommand.run(args)
         case let verb?:
             throw usageError("unknown command '\(verb)'")
         }
