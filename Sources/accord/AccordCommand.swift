@@ -28,6 +28,8 @@ enum AccordCommand {
             Output.print(Usage.main)
         case "yjs":
             try YjsCommand.run(&args, help: help)
+        case "token":
+            try TokenCommand.run(&args, help: help)
         case let verb?:
             throw usageError("unknown command '\(verb)'")
         }

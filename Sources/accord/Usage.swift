@@ -8,10 +8,12 @@ enum Usage {
         Usage:
           accord yjs merge <update>... -o <file>   merge Yjs update v1 files into one update
           accord yjs inspect <update> [--json]     show what a Yjs update v1 file holds
+          accord token --sub <user> [--ttl <seconds>] [--secret-file <path>]
+                                                   mint a bearer token for the sync server
           accord --help                            this text
           accord --version                         the version
 
-        Run 'accord yjs --help' for details.
+        Run 'accord yjs --help' or 'accord token --help' for details.
         \(exitStatuses)
         """
 
@@ -35,6 +37,20 @@ enum Usage {
               string and delta), anything else an array. Parent and parent key are on
               the wire only for items without origins; '-' means not written.
               --json  print one JSON document with the same information.
+        \(exitStatuses)
+        """
+
+    static let token = """
+        accord token: mint a bearer token for the Accord sync server.
+
+        Usage:
+          accord token --sub <user> [--ttl <seconds>] [--secret-file <path>]
+              Prints an HS256 JWT whose sub is <user> and which expires <seconds>
+              from now (default 3600), followed by a newline. Clients send it as
+              'Authorization: Bearer <token>' or, from browsers, as '?token=<token>'.
+              The signing secret is the server's: the file given with --secret-file
+              (one trailing newline ignored), else the ACCORD_SECRET environment
+              variable. It must be at least 32 bytes.
         \(exitStatuses)
         """
 
