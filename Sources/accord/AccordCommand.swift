@@ -31,6 +31,8 @@ enum AccordCommand {
         case "serve":
             guard !help else { return Output.print(Usage.serve) }
             try ServeCommand.run(args)
+        case "token":
+            try TokenCommand.run(&args, help: help)
         case let verb?:
             throw usageError("unknown command '\(verb)'")
         }

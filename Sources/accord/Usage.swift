@@ -9,10 +9,12 @@ enum Usage {
           accord yjs merge <update>... -o <file>   merge Yjs update v1 files into one update
           accord yjs inspect <update> [--json]     show what a Yjs update v1 file holds
           accord serve [--dev] [--port <n>] ...    run the sync server (see 'accord serve --help')
+          accord token --sub <user> [--ttl <seconds>] [--secret-file <path>]
+                                                   mint a bearer token for the sync server
           accord --help                            this text
           accord --version                         the version
 
-        Run 'accord yjs --help' for details.
+        Run 'accord yjs --help', 'accord serve --help' or 'accord token --help' for details.
         \(exitStatuses)
         """
 
@@ -61,6 +63,20 @@ enum Usage {
                         refuse to open document ids that do not exist yet
           Prints 'listening <port>' when ready. SIGTERM or SIGINT closes the
           connections and flushes every document before exiting.
+        \(exitStatuses)
+        """
+
+    static let token = """
+        accord token: mint a bearer token for the Accord sync server.
+
+        Usage:
+          accord token --sub <user> [--ttl <seconds>] [--secret-file <path>]
+              Prints an HS256 JWT whose sub is <user> and which expires <seconds>
+              from now (default 3600), followed by a newline. Clients send it as
+              'Authorization: Bearer <token>' or, from browsers, as '?token=<token>'.
+              The signing secret is the server's: the file given with --secret-file
+              (one trailing newline ignored), else the ACCORD_SECRET environment
+              variable. It must be at least 32 bytes.
         \(exitStatuses)
         """
 
