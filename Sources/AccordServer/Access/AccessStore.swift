@@ -11,8 +11,9 @@ public import AccordStore
 /// document when the id is created again.
 ///
 /// Thread safety: every method may be called from any thread. Rows are cached after the
-/// first read, so keep one access store per storage (as one document store per storage); reads and writes of one store are serialized by a lock, which is never
-/// held while calling into a ``DocumentStore`` (whose observers may call back here).
+/// first read, so keep one access store per storage (as with the document store). Reads
+/// and writes are serialized by a lock, which is never held while calling into a
+/// ``DocumentStore`` (whose observers may call back here).
 public final class AccessStore: Sendable {
     /// Where the rows live in the storage.
     static let category = StorageCategory("server.access")
@@ -82,7 +83,9 @@ public final class AccessStore: Sendable {
 
     // MARK: Rows (caller holds the lock)
 
-    private func read(_ id: DocumentID, cache: inout [DocumentID: DocumentAccess]) throws(AccordError) -> DocumentAccess? {
+    private func read(
+        _ id: DocumentID, cache: inout [DocumentID: DocumentAccess]
+    ) throws(AccordError) -> DocumentAccess? {
         if let cached = cache[id] { return cached }
         guard let bytes = try storage.withAdapter({ try $0.read(Self.category, key: id.rawValue) }) else {
             return nil

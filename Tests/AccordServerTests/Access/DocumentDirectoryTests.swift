@@ -96,7 +96,7 @@ import AccordServer
         let access = AccessStore(storage: documents.storage)
         for round in 0..<200 {
             let id = try DocumentID(validating: "race-\(round)")
-            let winners = Winners()
+            let winners = Recorder<String>()
             DispatchQueue.concurrentPerform(iterations: 4) { racer in
                 let directory = DocumentDirectory(documents: documents, access: access)
                 if (try? directory.create(id, owner: "user\(racer)")) != nil { winners.add("user\(racer)") }
@@ -104,13 +104,5 @@ import AccordServer
             #expect(winners.all.count == 1, "round \(round)")
             #expect(try access.access(id)?.owner == winners.all.first, "round \(round)")
         }
-    }
-
-    final class Winners: @unchecked Sendable {
-        // Invariant: `users` is only touched under `lock`.
-        private let lock = NSLock()
-        private var users: [String] = []
-        func add(_ user: String) { lock.withLock { users.append(user) } }
-        var all: [String] { lock.withLock { users } }
     }
 }
