@@ -103,9 +103,9 @@ public final class Room {
                 return [.error(connection, error.asMalformedMessage())]
             }
         case .sync(.step2(let update)):
-            return write(update, from: connection, member: member, ack: nil, isHandshake: true)
+            return write(update, from: connection, member: member, ack: nil)
         case .sync(.update(let update)):
-            return write(update, from: connection, member: member, ack: nil, isHandshake: false)
+            return write(update, from: connection, member: member, ack: nil)
         case .awareness(let bytes):
             return receiveAwareness(bytes, from: connection, now: now)
         case .queryAwareness:
@@ -136,7 +136,7 @@ public final class Room {
         switch message {
         case .update(_, let sequence, let bytes):
             let ack = PendingAck(connection: connection, sequence: sequence)
-            return write(bytes, from: connection, member: member, ack: ack, isHandshake: false)
+            return write(bytes, from: connection, member: member, ack: ack)
         case .broadcast(_, let topic, let payload, _):
             return relayBroadcast(topic: topic, payload: payload, from: connection, sender: member.user)
         case .hello, .ack, .error:
@@ -149,12 +149,12 @@ public final class Room {
     /// Applies, then persists and fans out, one update from a member. A refused update
     /// (role, size, malformed) leaves the document exactly as it was.
     private func write(
-        _ update: [UInt8], from connection: ConnectionID, member: Member, ack: PendingAck?, isHandshake: Bool
+        _ update: [UInt8], from connection: ConnectionID, member: Member, ack: PendingAck?
     ) -> [RoomAction] {
+        // Every stock client answers our step 1 with its state, usually empty: nothing
+        // to apply, store or refuse (a reader's empty step 2 is not worth an error).
+        if ack == nil, Self.isEmptyUpdate(update) { return [] }
         guard member.canWrite else {
-            // A stock client answers our step 1 with its (usually empty) state even when
-            // it may only read; an empty update changes nothing and is not worth an error.
-            if isHandshake, Self.isEmptyUpdate(update) { return [] }
             return [.error(connection, AccordError(
                 .permissionDenied, "read-only access to document \(id)", details: ["document": id.rawValue]))]
         }
@@ -170,6 +170,10 @@ public final class Room {
         } catch {
             return [.error(connection, error)]
         }
+        // Nothing new and nothing waiting for a predecessor (a duplicate): storing it
+        // again would only grow the log. Acked updates are always stored, so an ack
+        // never overtakes the earlier updates of the same connection.
+        if integrated == nil, ack == nil, !doc.hasPendingUpdates { return [] }
         documentBytes += update.count
         // The received bytes are what is stored (they include structs still pending, so
         // a restart loses nothing); the others get what the transaction integrated.

@@ -54,6 +54,28 @@ import AccordStore
         #expect(try replica.getText("t").string == "hello")
     }
 
+    @Test func duplicatesAndEmptyUpdatesAreNotStoredAgain() throws {
+        let room = makeRoom()
+        _ = room.join(1, user: "ada", canWrite: true)
+        _ = room.join(2, user: "bob", canWrite: true)
+        let update = try edit("once", client: 9)
+        #expect(room.receive(.sync(.update(update)), from: 1, now: 0).count == 2)
+        #expect(room.receive(.sync(.update(update)), from: 2, now: 0).isEmpty)
+        #expect(room.receive(.sync(.step2(update: [0, 0])), from: 2, now: 0).isEmpty)
+        // With an ack requested it is stored, so the ack waits for the earlier updates.
+        let acked = try AccordMessage.update(documentID: "notes", sequence: 1, bytes: update).frame()
+        #expect(room.receive(acked, from: 2, now: 0) == [.persist(update: update, from: 2, ack: PendingAck(connection: 2, sequence: 1))])
+        // An update whose predecessor is missing is stored (it is pending), not relayed yet.
+        let doc = Doc(clientID: 30)
+        var updates: [[UInt8]] = []
+        let subscription = doc.onUpdate { bytes, _ in updates.append(bytes) }
+        try doc.getText("t").insert(0, "a")
+        try doc.getText("t").insert(1, "b")
+        subscription.cancel()
+        #expect(room.receive(.sync(.update(updates[1])), from: 1, now: 0) == [.persist(update: updates[1], from: 1, ack: nil)])
+        #expect(try text(of: room) == "once")
+    }
+
     @Test func stepOneIsAnsweredWithWhatTheClientLacks() throws {
         let room = makeRoom()
         _ = room.join(1, user: "ada", canWrite: true)
