@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Idempotent dependency installer for Accord's test/bench tooling.
 #  - apt packages (only if missing; `apt-get update` only when something is missing)
-#  - .venv (Python virtualenv) with the reference engines from scripts/requirements.txt,
+#  - .venv (Python virtualenv) with the reference engines and the pycrdt-websocket
+#    reference sync server/client from scripts/requirements.txt,
 #    reinstalled only when requirements.txt changes (stamp: .venv/.requirements.sha).
 # Quiet on success when nothing needs doing.
 set -euo pipefail
@@ -86,6 +87,6 @@ if [[ "$want" != "$have" ]]; then
         die "pip install failed"
     fi
     rm -f "$log"
-    "$VENV/bin/python" -c 'import pycrdt, loro' || die "installed packages do not import"
+    "$VENV/bin/python" -c 'import pycrdt, loro, pycrdt.websocket, pycrdt.store, hypercorn, httpx_ws' || die "installed packages do not import"
     echo "$want" >"$STAMP"
 fi
