@@ -26,7 +26,8 @@ public final class AccordServer: Sendable {
         /// Per-connection message rate; messages beyond it are dropped with `RATE_LIMITED`.
         public var messagesPerSecond = 500
         public var messageBurst = 1000
-        /// Advertised in the hello message: how often clients should show they are alive.
+        /// Advertised in the hello message. A connection silent this long is pinged, and
+        /// one silent for three times as long (no frame, no pong) is dropped.
         public var heartbeatSeconds = 30
         /// A document with no connections is flushed and unloaded after this long.
         public var roomIdleSeconds: Double = 30
@@ -76,6 +77,7 @@ public final class AccordServer: Sendable {
         let network = WebSocketServer.Configuration(
             host: configuration.host, port: configuration.port, routes: routes,
             maxMessageSize: configuration.maxFrameBytes, closeOnOversizedMessage: false,
+            pingAfterSeconds: configuration.heartbeatSeconds, hangUpAfterSeconds: 3 * configuration.heartbeatSeconds,
             shouldUpgrade: { request in
                 request.path == SyncEndpoint.multiplexedPath || request.path.hasPrefix(SyncEndpoint.documentPrefix)
             },
