@@ -1,4 +1,5 @@
 public import AccordCRDT
+import AccordStore
 public import Foundation
 internal import CSodium
 
@@ -15,7 +16,7 @@ public enum ServerSecret {
     public static func generate() -> [UInt8] {
         // Any failure to initialize surfaces below as libsodium's abort; the secret is
         // never weak.
-        _ = try? Sodium.ensureInitialized()
+        _ = try? Sodium.ensureInitialized(orThrow: .ioError)
         var bytes = [UInt8](repeating: 0, count: TokenAuthority.minimumSecretLength)
         randombytes_buf(&bytes, bytes.count)
         return bytes

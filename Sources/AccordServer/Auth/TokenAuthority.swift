@@ -1,4 +1,5 @@
 public import AccordCRDT
+import AccordStore
 public import Foundation
 
 /// Mints and verifies the server's bearer tokens: JWTs (RFC 7519) signed with HS256,
@@ -32,7 +33,7 @@ public struct TokenAuthority: Sendable {
                 .invalidArgument,
                 "the token secret is \(secret.count) bytes; it must be at least \(Self.minimumSecretLength)")
         }
-        try Sodium.ensureInitialized()
+        try Sodium.ensureInitialized(orThrow: .ioError)
         self.secret = secret
     }
 
