@@ -99,7 +99,15 @@ public final class AccordServer: Sendable {
     /// Closes every connection (code 1001), makes everything received durable and
     /// stops listening. The document store stays open; the caller closes it.
     public func stop() async throws(AccordError) {
-        try hub.stop()
+        // The hub waits for its queue and flushes (fsync): do that on a dispatch thread,
+        // never on a Swift concurrency thread.
+        let hub = self.hub
+        let stopped = await withCheckedContinuation { (done: CheckedContinuation<Result<Void, AccordError>, Never>) in
+            DispatchQueue.global().async {
+                done.resume(returning: Result { () throws(AccordError) in try hub.stop() })
+            }
+        }
         await server.stop()
+        try stopped.get()
     }
 }
