@@ -10,7 +10,7 @@ public struct Session: Sendable {
         public var messagesPerSecond: Int
         public var burst: Int
         public var heartbeatSeconds: Int
-        public init(maxFrameBytes: Int = 16 << 20, messagesPerSecond: Int = 500, burst: Int = 1000, heartbeatSeconds: Int = 30) {
+        public init(maxFrameBytes: Int = 16 << 20, messagesPerSecond: Int = 500, burst: Int = 1000, heartbeatSeconds: Int = 20) {
             self.maxFrameBytes = maxFrameBytes
             self.messagesPerSecond = messagesPerSecond
             self.burst = burst

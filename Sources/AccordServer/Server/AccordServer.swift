@@ -28,7 +28,7 @@ public final class AccordServer: Sendable {
         public var messageBurst = 1000
         /// Advertised in the hello message. A connection silent this long is pinged, and
         /// one silent for three times as long (no frame, no pong) is dropped.
-        public var heartbeatSeconds = 30
+        public var heartbeatSeconds = 20
         /// A document with no connections is flushed and unloaded after this long.
         public var roomIdleSeconds: Double = 30
         /// Milliseconds since the epoch; tests may substitute a clock.
