@@ -19,6 +19,7 @@ final class SyncTestClient: @unchecked Sendable {
     private var messages: [(document: DocumentID?, message: AccordMessage)] = []
     private var awareness: [(document: DocumentID?, update: [UInt8])] = []
     private var authFrames: [AuthMessage] = []
+    private var received: [(document: DocumentID?, frame: ProtocolFrame)] = []
     private var closedWith: Closed?
     private var nextSequence: UInt64 = 1
     /// When true, local edits go out as Accord `update` messages (acked); else as sync updates.
@@ -32,8 +33,11 @@ final class SyncTestClient: @unchecked Sendable {
     }
 
     /// Connects to `/v1/sync/{document}` (or `/v1/sync` when `document` is nil) with
-    /// the token in the query, or no token.
-    static func connect(port: Int, document: DocumentID?, token: String?, header: Bool = false) async throws -> SyncTestClient {
+    /// the token in the query, or no token. `opens: false` sends nothing on its own
+    /// (no Doc, no sync step 1), for tests that script every frame.
+    static func connect(
+        port: Int, document: DocumentID?, token: String?, header: Bool = false, opens: Bool = true
+    ) async throws -> SyncTestClient {
         var path = document.map { "/v1/sync/" + ($0.rawValue.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? "") }
             ?? "/v1/sync"
         var headers: [(name: String, value: String)] = []
@@ -42,7 +46,7 @@ final class SyncTestClient: @unchecked Sendable {
         }
         let socket = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)\(path)", headers: headers)
         let client = SyncTestClient(endpoint: document.map { .document($0) } ?? .multiplexed, socket: socket)
-        if let document { client.open(document) }
+        if let document, opens { client.open(document) }
         let events = socket.events
         Task {
             for await event in events { client.handle(event) }
@@ -113,6 +117,7 @@ final class SyncTestClient: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let doc = document.flatMap { docs[$0] }
+        received.append((document, frame))
         switch frame {
         case .sync(.step1(let stateVector)):
             guard let doc, let missing = try? doc.encodeStateAsUpdate(from: stateVector) else { return }
@@ -144,6 +149,8 @@ final class SyncTestClient: @unchecked Sendable {
     var awarenessUpdates: [[UInt8]] { lock.withLock { awareness.map(\.update) } }
     var auth: [AuthMessage] { lock.withLock { authFrames } }
     var closed: Closed? { lock.withLock { closedWith } }
+    /// Every frame received, decoded, in order (Accord messages included).
+    var frames: [(document: DocumentID?, frame: ProtocolFrame)] { lock.withLock { received } }
 }
 
 /// Polls `condition` until it holds or `timeout` passes (then throws, naming `what`).
