@@ -32,8 +32,9 @@ public struct AwarenessUpdate: Hashable, Sendable {
         var jsonText: String { state?.jsonText ?? "null" }
     }
 
-    /// 2^53 - 1: JavaScript's lib0 refuses larger varUints, so a larger clock could
-    /// never reach a JS peer and is rejected on decode.
+    /// 2^53 - 1: JavaScript's lib0 refuses larger varUints, so a larger clock or client
+    /// id could never reach a JS peer (a relay forwarding one would break every JS
+    /// client in the room) and is rejected on decode.
     public static let maxClock: UInt64 = 9_007_199_254_740_991
 
     public var entries: [Entry]
@@ -52,7 +53,7 @@ public struct AwarenessUpdate: Hashable, Sendable {
     }
 
     /// Decodes a whole update; every byte must belong to it. Failures, including bad
-    /// JSON, invalid UTF-8 and clocks above ``maxClock``, throw ``ErrorCode/malformedMessage``.
+    /// JSON, invalid UTF-8 and client ids or clocks above ``maxClock``, throw ``ErrorCode/malformedMessage``.
     public static func decode(_ bytes: [UInt8]) throws(AccordError) -> AwarenessUpdate {
         var reader = ByteReader.message(bytes)
         do throws(AccordError) {
@@ -62,12 +63,12 @@ public struct AwarenessUpdate: Hashable, Sendable {
             var entries: [Entry] = []
             entries.reserveCapacity(count)
             for _ in 0..<count {
-                let clientID = try reader.readVarUInt()
+                let clientID = try reader.readVarUInt(max: maxClock, "awareness client id")
                 let clock = try reader.readVarUInt(max: maxClock, "awareness clock")
                 let textOffset = reader.position
                 let text = try reader.readVarString()
                 let state = try parseState(text, offset: textOffset)
-                entries.append(Entry(clientID: clientID, clock: UInt64(clock), state: state))
+                entries.append(Entry(clientID: ClientID(clientID), clock: UInt64(clock), state: state))
             }
             try reader.expectEnd("awareness update")
             return AwarenessUpdate(entries)

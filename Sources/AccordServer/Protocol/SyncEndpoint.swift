@@ -33,7 +33,11 @@ public enum SyncEndpoint: Hashable, Sendable {
     func decode(_ bytes: [UInt8]) throws(AccordError) -> (document: DocumentID?, frame: ProtocolFrame) {
         switch self {
         case .document(let id):
-            return (id, try ProtocolFrame.decode(bytes))
+            let frame = try ProtocolFrame.decode(bytes)
+            // An Accord message is framing too: decode it here, as the multiplexed
+            // envelope does, so a broken one closes the connection on both endpoints.
+            if frame.type == AccordMessage.frameType { _ = try AccordMessage.decode(frame: frame) }
+            return (id, frame)
         case .multiplexed:
             let envelope = try MultiplexedFrame.decode(bytes)
             guard let raw = envelope.documentID else { return (nil, envelope.frame) }

@@ -40,8 +40,8 @@ public final class Room {
         self.doc = doc
         self.documentBytes = storedBytes
         self.maxDocumentBytes = maxDocumentBytes
-        // Client ids are 32-bit in practice; the server's own id sits above that range
-        // so no peer's entry is ever taken for the server's.
+        // Client ids are 32-bit in practice; the server's own id sits above that range,
+        // and entries claiming it are refused, so no peer's entry is taken for the server's.
         var awareness = Awareness(localClientID: ClientID(UInt32.max) + 1, now: now)
         // Like Yjs, a new Awareness starts with an empty local state; a server has none.
         _ = awareness.setLocalState(nil, now: now)
@@ -234,7 +234,7 @@ public final class Room {
         var refused: [ClientID] = []
         for entry in update.entries {
             let owner = members.first { $0.key != connection && $0.value.awarenessClients.contains(entry.clientID) }
-            if owner != nil {
+            if owner != nil || entry.clientID == awareness.localClientID {
                 refused.append(entry.clientID)
             } else {
                 allowed.append(entry)

@@ -179,6 +179,17 @@ import AccordStore
         #expect(room.awareness.states[77] == .string("bob now"))
     }
 
+    @Test func noPeerMayClaimTheServersAwarenessID() throws {
+        let room = makeRoom()
+        _ = room.join(1, user: "ada", canWrite: true)
+        let claim = AwarenessUpdate([.init(clientID: room.awareness.localClientID, clock: 1, state: .bool(true))]).encode()
+        guard case .error(1, let error) = room.receive(.awareness(claim), from: 1, now: 0).first else {
+            Issue.record("claim not refused"); return
+        }
+        #expect(error.code == .permissionDenied)
+        #expect(room.awareness.states.isEmpty)
+    }
+
     @Test func silentAwarenessEntriesExpire() throws {
         let room = makeRoom()
         _ = room.join(1, user: "ada", canWrite: true)

@@ -87,6 +87,16 @@ import AccordStore
         #expect(session.isClosed)
     }
 
+    @Test func brokenAccordMessageClosesBothEndpointsAlike() throws {
+        // Type 100, subtype 1 (update), then a document id length past the end.
+        let broken: [UInt8] = [100, 1, 50, 1]
+        var single = signedIn(.document("notes"))
+        #expect(single.received(broken, now: 1).last == .close(code: 4400, reason: "MALFORMED_MESSAGE"))
+        var multiplexed = signedIn(.multiplexed)
+        #expect(multiplexed.received([5] + Array("notes".utf8) + broken, now: 1).last
+            == .close(code: 4400, reason: "MALFORMED_MESSAGE"))
+    }
+
     @Test func rateLimitDropsWithOneErrorThenRecovers() throws {
         var session = signedIn(.multiplexed)
         _ = session.joined("a", outcome: .joined(canWrite: true), then: nil)
