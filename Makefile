@@ -23,12 +23,17 @@ soak: deps
 	ACCORD_SOAK=1 ACCORD_PYTHON="$(CURDIR)/.venv/bin/python" ACCORD_SHARED="$(CURDIR)/../shared" \
 		timeout --foreground --kill-after=30 $(SOAK_TIMEOUT) swift test --no-parallel
 
+# The sync server in dev mode on 127.0.0.1:$(PORT), data in .build/run-data. It prints
+# the dev token; connect y-websocket clients to ws://127.0.0.1:$(PORT)/v1/sync/<doc>?token=<token>.
+PORT ?= 8787
 run: deps
-	swift build
+	swift build --product accord
 	@echo
-	@echo "Built. Use the accord CLI with:"
-	@echo "  swift run accord --help"
-	@echo "  # or directly: $$(swift build --show-bin-path)/accord --help"
+	@echo "Starting accord serve --dev on 127.0.0.1:$(PORT) (Ctrl-C stops it after flushing)."
+	@echo "Connect: ws://127.0.0.1:$(PORT)/v1/sync/<document>?token=<dev token>"
+	@echo "REST:    curl -H 'Authorization: Bearer <dev token>' http://127.0.0.1:$(PORT)/v1/documents/<document>"
+	@echo
+	"$$(swift build --show-bin-path)/accord" serve --dev --host 127.0.0.1 --port $(PORT) --data .build/run-data
 
 clean:
 	swift package clean

@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "AccordNetTests", dependencies: ["AccordNet", "CWebSockets"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AccordServerTests",
-            dependencies: ["AccordServer", "AccordStore", "AccordNet", "AccordCRDT", "AccordTesting"],
+            dependencies: ["AccordServer", "AccordStore", "AccordNet", "AccordCRDT", "AccordTesting", "accord"],
             swiftSettings: swiftSettings
         ),
         // Runs the built `accord` binary as a subprocess. `swift build --build-tests` and

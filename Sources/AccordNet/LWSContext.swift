@@ -14,11 +14,14 @@ final class LWSContext {
     let listenPort: Int?
     private let protocols: UnsafeMutablePointer<lws_protocols>
     private let strings: [UnsafeMutablePointer<CChar>]
+    /// lws keeps a pointer to the idle policy for the vhost's lifetime.
+    private let retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>?
 
     /// - Parameters:
     ///   - listen: host and port to listen on; nil for a client-only context.
+    ///   - idle: when to ping a silent connection and when to drop it.
     ///   - user: returned by `lws_context_user`; `accordLWSCallback` finds its handler through it.
-    init(listen: (host: String, port: Int)?, user: UnsafeMutableRawPointer)
+    init(listen: (host: String, port: Int)?, idle: IdlePolicy? = nil, user: UnsafeMutableRawPointer)
         throws(NetError)
     {
         LWSContext.quietLogs
@@ -54,6 +57,15 @@ final class LWSContext {
         vhostInfo.vhost_name = UnsafePointer(keep("accord"))
         vhostInfo.connect_timeout_secs = 10
         vhostInfo.timeout_secs = 10
+        var retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>?
+        if let idle {
+            let policy = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
+            policy.initialize(to: lws_retry_bo_t())
+            policy.pointee.secs_since_valid_ping = idle.pingAfterSeconds
+            policy.pointee.secs_since_valid_hangup = idle.hangUpAfterSeconds
+            vhostInfo.retry_and_idle_policy = UnsafePointer(policy)
+            retryPolicy = policy
+        }
         if let listen {
             vhostInfo.port = Int32(listen.port)
             if !listen.host.isEmpty, listen.host != "0.0.0.0", listen.host != "::" {
@@ -69,6 +81,7 @@ final class LWSContext {
         }
         guard let vhost = lws_create_vhost(context, &vhostInfo) else {
             lws_context_destroy(context)
+            retryPolicy?.deallocate()
             protocols.deallocate()
             strings.forEach { free($0) }
             let target = listen.map { "\($0.host):\($0.port)" } ?? "client"
@@ -77,6 +90,7 @@ final class LWSContext {
         self.pointer = context
         self.protocols = protocols
         self.strings = strings
+        self.retryPolicy = retryPolicy
         self.listenPort = listen == nil ? nil : Int(lws_get_vhost_listen_port(vhost))
     }
 
@@ -84,6 +98,7 @@ final class LWSContext {
         lws_context_destroy(pointer)
         protocols.deinitialize(count: 2)
         protocols.deallocate()
+        retryPolicy?.deallocate()
         strings.forEach { free($0) }
     }
 
@@ -96,6 +111,13 @@ final class LWSContext {
     private static let quietLogs: Void = {
         lws_set_log_level(LLL_ERR, nil)
     }()
+}
+
+/// When lws pings a connection that has been silent (no valid frame or pong), and when
+/// it gives up on it and closes it. Counts restart on any valid traffic.
+struct IdlePolicy: Sendable {
+    var pingAfterSeconds: UInt16
+    var hangUpAfterSeconds: UInt16
 }
 
 /// Service-thread state: it must never cross threads.

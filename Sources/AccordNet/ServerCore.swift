@@ -100,8 +100,11 @@ final class ServerCore: LWSCallbackHandler {
                 configuration.onEvent(.message(socket.connection, message))
                 return 0
             case .tooLarge:
-                socket.peer.requestClose(code: 1009, reason: "message too large")
-                lws_callback_on_writable(wsi)
+                configuration.onEvent(.messageTooLarge(socket.connection))
+                if configuration.closeOnOversizedMessage {
+                    socket.peer.requestClose(code: 1009, reason: "message too large")
+                    lws_callback_on_writable(wsi)
+                }
                 return 0
             }
 

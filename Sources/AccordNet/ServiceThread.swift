@@ -61,9 +61,9 @@ final class ServiceThread: @unchecked Sendable {
     /// The bound port (listening contexts only).
     let listenPort: Int?
 
-    init(listen: (host: String, port: Int)?) throws(NetError) {
+    init(listen: (host: String, port: Int)?, idle: IdlePolicy? = nil) throws(NetError) {
         let context = try LWSContext(
-            listen: listen, user: Unmanaged.passUnretained(box).toOpaque())
+            listen: listen, idle: idle, user: Unmanaged.passUnretained(box).toOpaque())
         self.context = context
         self.contextPointer = context.pointer
         self.listenPort = context.listenPort

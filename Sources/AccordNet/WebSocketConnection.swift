@@ -47,6 +47,8 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
 public enum WebSocketServerEvent: Sendable {
     case opened(WebSocketConnection)
     case message(WebSocketConnection, [UInt8])
+    /// A message over `maxMessageSize` arrived and was discarded.
+    case messageTooLarge(WebSocketConnection)
     /// The peer's close code, or ours if we closed, or 1006 if the connection dropped.
     case closed(WebSocketConnection, code: UInt16, reason: String)
 }

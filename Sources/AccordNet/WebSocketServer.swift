@@ -18,16 +18,27 @@ public final class WebSocketServer: Sendable {
         public var customHeaders: [String]
         /// Larger request bodies close the connection.
         public var maxHTTPBodySize: Int
-        /// Larger WebSocket messages close the connection with 1009.
+        /// Larger WebSocket messages are discarded unread (never buffered past the limit)
+        /// and reported as `messageTooLarge`; the connection is then closed with 1009
+        /// unless `closeOnOversizedMessage` is false.
         public var maxMessageSize: Int
+        /// False keeps the connection open after an oversized message, so the
+        /// application can answer with its own error and carry on.
+        public var closeOnOversizedMessage: Bool
         /// Decides on an upgrade request (path, query, headers). Refused upgrades get no
         /// WebSocket; the client sees the connection fail.
+        /// A WebSocket silent this long (no frame, no pong) is pinged; nil never pings.
+        public var pingAfterSeconds: Int?
+        /// A WebSocket silent this long is closed (its `closed` event reports 1006).
+        /// Must exceed `pingAfterSeconds` to give the pong time; nil never drops.
+        public var hangUpAfterSeconds: Int?
         public var shouldUpgrade: @Sendable (HTTPRequest) -> Bool
         public var onEvent: @Sendable (WebSocketServerEvent) -> Void
 
         public init(
             host: String = "127.0.0.1", port: Int = 0, routes: HTTPRoutes = HTTPRoutes(),
             customHeaders: [String] = [], maxHTTPBodySize: Int = 16 << 20, maxMessageSize: Int = 64 << 20,
+            closeOnOversizedMessage: Bool = true, pingAfterSeconds: Int? = nil, hangUpAfterSeconds: Int? = nil,
             shouldUpgrade: @escaping @Sendable (HTTPRequest) -> Bool = { _ in true },
             onEvent: @escaping @Sendable (WebSocketServerEvent) -> Void = { _ in }
         ) {
@@ -37,6 +48,9 @@ public final class WebSocketServer: Sendable {
             self.customHeaders = customHeaders
             self.maxHTTPBodySize = maxHTTPBodySize
             self.maxMessageSize = maxMessageSize
+            self.closeOnOversizedMessage = closeOnOversizedMessage
+            self.pingAfterSeconds = pingAfterSeconds
+            self.hangUpAfterSeconds = hangUpAfterSeconds
             self.shouldUpgrade = shouldUpgrade
             self.onEvent = onEvent
         }
@@ -48,7 +62,13 @@ public final class WebSocketServer: Sendable {
 
     /// Binds and starts serving. Throws `NetError.Code.listenFailed` if it cannot bind.
     public init(_ configuration: Configuration) throws(NetError) {
-        let thread = try ServiceThread(listen: (configuration.host, configuration.port))
+        var idle: IdlePolicy?
+        if configuration.pingAfterSeconds != nil || configuration.hangUpAfterSeconds != nil {
+            idle = IdlePolicy(
+                pingAfterSeconds: UInt16(clamping: configuration.pingAfterSeconds ?? 0),
+                hangUpAfterSeconds: UInt16(clamping: configuration.hangUpAfterSeconds ?? 0))
+        }
+        let thread = try ServiceThread(listen: (configuration.host, configuration.port), idle: idle)
         let core = ServerCore(configuration: configuration, mailbox: Mailbox(thread: thread))
         self.thread = thread
         self.port = thread.listenPort ?? configuration.port

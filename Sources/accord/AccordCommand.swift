@@ -28,6 +28,11 @@ enum AccordCommand {
             Output.print(Usage.main)
         case "yjs":
             try YjsCommand.run(&args, help: help)
+        case "serve":
+            guard !help else { return Output.print(Usage.serve) }
+            try ServeCommand.run(args)
+        case "token":
+            try TokenCommand.run(&args, help: help)
         case let verb?:
             throw usageError("unknown command '\(verb)'")
         }

@@ -8,10 +8,13 @@ enum Usage {
         Usage:
           accord yjs merge <update>... -o <file>   merge Yjs update v1 files into one update
           accord yjs inspect <update> [--json]     show what a Yjs update v1 file holds
+          accord serve [--dev] [--port <n>] ...    run the sync server (see 'accord serve --help')
+          accord token --sub <user> [--ttl <seconds>] [--secret-file <path>]
+                                                   mint a bearer token for the sync server
           accord --help                            this text
           accord --version                         the version
 
-        Run 'accord yjs --help' for details.
+        Run 'accord yjs --help', 'accord serve --help' or 'accord token --help' for details.
         \(exitStatuses)
         """
 
@@ -35,6 +38,45 @@ enum Usage {
               string and delta), anything else an array. Parent and parent key are on
               the wire only for items without origins; '-' means not written.
               --json  print one JSON document with the same information.
+        \(exitStatuses)
+        """
+
+    static let serve = """
+        accord serve: the Accord sync server, on the embedded SQLite store.
+
+        Usage:
+          accord serve [--host <addr>] [--port <n>] [--data <dir>] [--dev | --secret-file <file>]
+                       [--no-create-on-connect] [--max-frame-bytes <n>] [--max-document-bytes <n>]
+                       [--max-messages-per-second <n>]
+
+          Serves WebSocket sync on ws://<host>:<port>/v1/sync/<document> (y-websocket
+          framing; stock Yjs clients work) and /v1/sync (Accord clients, multiplexed),
+          the REST API under /v1/documents, GET /healthz and GET /metrics.
+          Every request needs a bearer token (Authorization header or ?token=) signed
+          with the server's secret: ACCORD_SECRET, or --secret-file.
+          --host        address to bind (default 127.0.0.1; 0.0.0.0 for all)
+          --port        port (default 8787; 0 picks a free one)
+          --data        directory of the document store (default ./accord-data)
+          --dev         create (once) a secret in <data>/dev.secret and print a token
+                        for user "dev" as 'dev token: <token>'
+          --no-create-on-connect
+                        refuse to open document ids that do not exist yet
+          Prints 'listening <port>' when ready. SIGTERM or SIGINT closes the
+          connections and flushes every document before exiting.
+        \(exitStatuses)
+        """
+
+    static let token = """
+        accord token: mint a bearer token for the Accord sync server.
+
+        Usage:
+          accord token --sub <user> [--ttl <seconds>] [--secret-file <path>]
+              Prints an HS256 JWT whose sub is <user> and which expires <seconds>
+              from now (default 3600), followed by a newline. Clients send it as
+              'Authorization: Bearer <token>' or, from browsers, as '?token=<token>'.
+              The signing secret is the server's: the file given with --secret-file
+              (one trailing newline ignored), else the ACCORD_SECRET environment
+              variable. It must be at least 32 bytes.
         \(exitStatuses)
         """
 

@@ -6,11 +6,12 @@ import Testing
 /// A server that echoes every message back and logs its events.
 private func echoServer(
     log: EventLog<WebSocketServerEvent>, customHeaders: [String] = [], maxMessageSize: Int = 64 << 20,
-    shouldUpgrade: @escaping @Sendable (HTTPRequest) -> Bool = { _ in true }
+    closeOnOversizedMessage: Bool = true, shouldUpgrade: @escaping @Sendable (HTTPRequest) -> Bool = { _ in true }
 ) throws -> WebSocketServer {
     try WebSocketServer(
         .init(
-            port: 0, customHeaders: customHeaders, maxMessageSize: maxMessageSize, shouldUpgrade: shouldUpgrade,
+            port: 0, customHeaders: customHeaders, maxMessageSize: maxMessageSize,
+            closeOnOversizedMessage: closeOnOversizedMessage, shouldUpgrade: shouldUpgrade,
             onEvent: { event in
                 log.append(event)
                 if case .message(let connection, let bytes) = event { connection.send(bytes) }
@@ -135,6 +136,21 @@ struct WebSocketTests {
         _ = try await client.log.wait("echo") { _ in client.messages.first }
         client.client.send(pattern(1001))
         #expect(try await client.closed().code == 1009)
+        #expect(log.all.contains { if case .messageTooLarge = $0 { true } else { false } })
+        await server.stop()
+    }
+
+    @Test func oversizedMessageCanBeReportedWithoutClosing() async throws {
+        let log = EventLog<WebSocketServerEvent>()
+        let server = try echoServer(log: log, maxMessageSize: 1000, closeOnOversizedMessage: false)
+        let client = try await RecordedClient.connect("ws://127.0.0.1:\(server.port)/")
+        client.client.send(pattern(5000))
+        client.client.send(pattern(10, seed: 3))
+        let echoed = try await client.log.wait("echo after the oversized message") { _ in client.messages.first }
+        #expect(echoed == pattern(10, seed: 3))
+        #expect(log.all.filter { if case .messageTooLarge = $0 { true } else { false } }.count == 1)
+        client.client.close()
+        _ = try await client.closed()
         await server.stop()
     }
 

@@ -5,7 +5,7 @@
 /// code callers match on: ``ErrorCode/malformedMessage``.
 extension AccordError {
     /// The same failure, re-labelled as a malformed protocol message (details kept).
-    func asMalformedMessage() -> AccordError {
+    package func asMalformedMessage() -> AccordError {
         code == .malformedMessage ? self : AccordError(.malformedMessage, message, details: details)
     }
 }

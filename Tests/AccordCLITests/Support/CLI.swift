@@ -14,8 +14,9 @@ enum CLI {
     static let executable: URL? = BuiltProduct.url(named: "accord", environment: "ACCORD_BIN")
 
     /// Runs `accord args...` in `directory`; output goes through temporary files, so a
-    /// large output can never block the child on a full pipe.
-    static func run(_ args: [String], in directory: URL) throws -> CLIResult {
+    /// large output can never block the child on a full pipe. The child gets
+    /// `environment` when given, else this process's environment.
+    static func run(_ args: [String], in directory: URL, environment: [String: String]? = nil) throws -> CLIResult {
         guard let executable else {
             throw CLIError("accord executable not found; run 'swift build' or set ACCORD_BIN")
         }
@@ -30,6 +31,7 @@ enum CLI {
         let process = Process()
         process.executableURL = executable
         process.arguments = args
+        if let environment { process.environment = environment }
         process.currentDirectoryURL = directory
         let outHandle = try FileHandle(forWritingTo: out)
         let errHandle = try FileHandle(forWritingTo: err)

@@ -1,0 +1,57 @@
+import AccordCRDT
+
+/// Who may do what with one document: its owner, explicit grants, and a link-access
+/// floor that applies to every signed-in user.
+///
+/// ```swift
+/// var access = DocumentAccess(owner: "alice")
+/// access.members["bob"] = .readWrite
+/// access.linkAccess = .reader
+/// access.role(of: "bob")    // .readWrite
+/// access.role(of: "carol")  // .reader, from the link floor
+/// ```
+///
+/// ``AccessStore`` keeps one of these per document, as the JSON of this type.
+public struct DocumentAccess: Sendable, Hashable, Codable {
+    /// The user id (token `sub`) of the creator.
+    public var owner: String
+    /// Explicit grants. The owner need not be listed (a listing never lowers them), and
+    /// nobody else can hold ``Role/owner``.
+    public var members: [String: Role]
+    /// The role every signed-in user has at least: nil, ``Role/reader`` or ``Role/readWrite``.
+    public var linkAccess: Role?
+
+    public init(owner: String) {
+        self.owner = owner
+        self.members = [:]
+        self.linkAccess = nil
+    }
+
+    /// The user's effective role: owner if owner, else the higher of their grant and the
+    /// link floor; nil = no access.
+    ///
+    /// A grant or floor of ``Role/owner`` for anyone but ``owner`` counts as
+    /// ``Role/readWrite``: ``AccessStore`` refuses to store one, and a value built in
+    /// memory must not make a second owner either.
+    public func role(of user: String) -> Role? {
+        if user == owner { return .owner }
+        let best = [members[user], linkAccess].compactMap { $0 }.max()
+        return best.map { min($0, .readWrite) }
+    }
+
+    /// Checks the rules a stored row keeps: valid user ids, no second owner, a link
+    /// floor below owner.
+    func validate() throws(AccordError) {
+        try UserIDRule.validate(owner)
+        for (user, role) in members {
+            try UserIDRule.validate(user)
+            if role == .owner && user != owner {
+                throw AccordError(
+                    .invalidArgument, "only the document's owner can have the role owner", details: ["user": user])
+            }
+        }
+        if linkAccess == .owner {
+            throw AccordError(.invalidArgument, "link access is reader or read-write, never owner")
+        }
+    }
+}

@@ -1,0 +1,60 @@
+public import AccordCRDT
+public import AccordStore
+
+/// The server's documents together with their access rows.
+///
+/// Creating a document = `documents.create` + an access row with the creator as owner,
+/// so `POST /v1/documents` and the sync server's create-on-connect follow one rule.
+public struct DocumentDirectory: Sendable {
+    public let documents: DocumentStore
+    public let access: AccessStore
+
+    /// Ids ending in these are not created: the REST API reads a path that ends so as a
+    /// sub-resource (`/v1/documents/{id}/permissions`), so such a document could never be
+    /// addressed (paths arrive URL-decoded, so `%2F` cannot tell the cases apart).
+    static let reservedSuffixes = ["/permissions", "/link-access"]
+
+    public init(documents: DocumentStore, access: AccessStore) {
+        self.documents = documents
+        self.access = access
+    }
+
+    /// Creates an empty document owned by `owner`.
+    ///
+    /// The owner row is written first and the document second, so a crash in between
+    /// leaves a row without a document, which means nothing and is overwritten when the
+    /// id is created again; the other order would leave a document nobody may open. If
+    /// creating the document fails, the row is removed again.
+    ///
+    /// - Throws: `DOCUMENT_EXISTS` if the id is taken (nothing changes);
+    ///   `INVALID_ARGUMENT` for an invalid owner id or an id ending in `/permissions` or
+    ///   `/link-access`; storage errors.
+    @discardableResult
+    public func create(
+        _ id: DocumentID, owner: String, title: String = "", tags: [String] = []
+    ) throws(AccordError) -> DocumentMetadata {
+        try UserIDRule.validate(owner)
+        // Bytes, as the REST router compares them (see DocumentsRoute).
+        let reversed = Array(id.rawValue.utf8.reversed())
+        if let suffix = Self.reservedSuffixes.first(where: { reversed.starts(with: $0.utf8.reversed()) }) {
+            throw AccordError(
+                .invalidArgument, "a document id may not end in \(suffix) (the REST API reserves it)",
+                details: ["document": id.rawValue])
+        }
+        // One creator per access store at a time; see AccessStore.creation. Not held by
+        // anything the document store calls, so its observers cannot deadlock with it.
+        access.creation.lock()
+        defer { access.creation.unlock() }
+        if try documents.contains(id) {
+            throw AccordError(.documentExists, "document \(id) already exists", details: ["document": id.rawValue])
+        }
+        try access.setAccess(DocumentAccess(owner: owner), for: id)
+        do {
+            return try documents.create(id, title: title, tags: tags)
+        } catch {
+            // Best effort: a row left behind means nothing without its document.
+            try? access.removeAccess(id)
+            throw error
+        }
+    }
+}

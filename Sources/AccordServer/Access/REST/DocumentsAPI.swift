@@ -1,0 +1,120 @@
+public import AccordCRDT
+public import AccordNet
+import AccordStore
+
+/// The REST API for documents and their permissions (JSON in and out; the shapes are in
+/// `docs/server-api.md`).
+///
+/// | call | who |
+/// |---|---|
+/// | `POST /v1/documents` | any signed-in user; becomes the owner |
+/// | `GET /v1/documents/{id}` | any role |
+/// | `GET`, `PUT`, `DELETE /v1/documents/{id}/permissions` | owner |
+/// | `PUT`, `DELETE /v1/documents/{id}/link-access` | owner or read-write |
+///
+/// A request is checked in this order, and the first failure answers: the route (404,
+/// 405), `authenticate` (401), the id and the body (400), the document's existence
+/// (404), the caller's role (403: `DOC_ACCESS_DENIED` without any role,
+/// `PERMISSION_DENIED` with too low a role). A refused call changes nothing.
+///
+/// Existence is not hidden: a missing document is 404 for every signed-in caller,
+/// because `POST` with a taken id (409) and the sync server's create-on-connect reveal
+/// it anyway. Document ids are names, not secrets.
+///
+/// Handlers run on the server's service thread and read and write the store
+/// synchronously; every call is a few small SQLite operations.
+public struct DocumentsAPI: Sendable {
+    let directory: DocumentDirectory
+    let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> String
+    let accessChanged: @Sendable (DocumentID) -> Void
+
+    /// - Parameters:
+    ///   - authenticate: the caller's user id for a request, or `UNAUTHENTICATED`. The
+    ///     server passes its token verifier; tests map a header to a user.
+    ///   - accessChanged: called after a permissions or link-access call changed the
+    ///     stored row (not for calls that left it as it was), outside any lock, so the
+    ///     sync server can re-check that document's open connections.
+    public init(
+        directory: DocumentDirectory,
+        authenticate: @escaping @Sendable (HTTPRequest) throws(AccordError) -> String,
+        accessChanged: @escaping @Sendable (DocumentID) -> Void
+    ) {
+        self.directory = directory
+        self.authenticate = authenticate
+        self.accessChanged = accessChanged
+    }
+
+    /// Adds `POST /v1/documents` and prefix routes for everything under it. The prefix
+    /// is `/v1/documents` without the slash so that an id starting with a combining mark
+    /// (which `String.hasPrefix` would fuse with the slash) still reaches ``respond(to:)``.
+    public func register(in routes: inout HTTPRoutes) {
+        let handler: HTTPRoutes.Handler = { request in respond(to: request) }
+        routes.add(.post, DocumentsRoute.collectionPath, handler)
+        for method in [HTTPMethod.get, .put, .delete, .post] {
+            routes.add(method, prefix: DocumentsRoute.collectionPath, handler)
+        }
+    }
+
+    /// The response to a request, with the same routing as ``register(in:)``; tests call
+    /// it without a server.
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        let route: DocumentsRoute
+        switch DocumentsRoute.parse(request.method, request.path) {
+        case .success(let parsed): route = parsed
+        case .failure(let refusal): return refusal.response
+        }
+        do {
+            let user = try caller(of: request)
+            switch route {
+            case .create: return try create(request, user: user)
+            case .document(let id): return try document(try documentID(id), user: user)
+            case .permissions(let id): return try permissions(request, try documentID(id), user: user)
+            case .linkAccess(let id): return try linkAccess(request, try documentID(id), user: user)
+            }
+        } catch {
+            return RESTError.response(error)
+        }
+    }
+
+    // MARK: Checks shared by the handlers
+
+    /// The authenticated user; an id the access rows could not hold is no sign-in.
+    private func caller(of request: HTTPRequest) throws(AccordError) -> String {
+        let user = try authenticate(request)
+        do {
+            try UserIDRule.validate(user)
+        } catch {
+            throw AccordError(.unauthenticated, "the credentials name no valid user: \(error.message)")
+        }
+        return user
+    }
+
+    private func documentID(_ raw: String) throws(AccordError) -> DocumentID {
+        try DocumentID(validating: raw)
+    }
+
+    /// `DOCUMENT_NOT_FOUND` unless the document exists; checked before any role, so
+    /// that a row left behind by a deleted document never grants anything.
+    func requireDocument(_ id: DocumentID) throws(AccordError) {
+        guard try directory.documents.contains(id) else {
+            throw AccordError(.documentNotFound, "no document \(id)", details: ["document": id.rawValue])
+        }
+    }
+
+    /// The caller's role if it is at least `minimum`: `DOC_ACCESS_DENIED` without any
+    /// role (also when the document has no access row), `PERMISSION_DENIED` below it.
+    static func requireRole(
+        _ minimum: Role, of user: String, in access: DocumentAccess?, on id: DocumentID
+    ) throws(AccordError) -> Role {
+        guard let role = access?.role(of: user) else {
+            throw AccordError(.docAccessDenied, "no access to document \(id)", details: ["document": id.rawValue])
+        }
+        guard role >= minimum else {
+            throw AccordError(
+                .permissionDenied,
+                "this needs the role \(minimum.rawValue) on document \(id); yours is \(role.rawValue)",
+                details: ["document": id.rawValue, "role": role.rawValue, "required": minimum.rawValue])
+        }
+        return role
+    }
+}

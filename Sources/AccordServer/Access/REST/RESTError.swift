@@ -1,0 +1,43 @@
+public import AccordCRDT
+public import AccordNet
+import AccordStore
+
+/// Turns an ``AccordError`` into the REST API's error response: the status for its
+/// code and the JSON body `{"error":{"code","message","details"}}`.
+///
+/// | code | status |
+/// |---|---|
+/// | `UNAUTHENTICATED` | 401 |
+/// | `DOC_ACCESS_DENIED`, `PERMISSION_DENIED` | 403 |
+/// | `DOCUMENT_NOT_FOUND` | 404 |
+/// | `DOCUMENT_EXISTS` | 409 |
+/// | `INVALID_ARGUMENT`, `MALFORMED_JSON` | 400 |
+/// | anything else (storage errors) | 500 |
+public enum RESTError {
+    /// The response for `error`. `details` is always an object (empty when there are none).
+    public static func response(_ error: AccordError) -> HTTPResponse {
+        let body = Body(error: .init(code: error.code.rawValue, message: error.message, details: error.details))
+        return RESTJSON.response(status: status(for: error.code), body)
+    }
+
+    /// The HTTP status for a code; the one place the mapping lives.
+    static func status(for code: ErrorCode) -> Int {
+        switch code {
+        case .unauthenticated: 401
+        case .docAccessDenied, .permissionDenied: 403
+        case .documentNotFound: 404
+        case .documentExists: 409
+        case .invalidArgument, .malformedJSON: 400
+        default: 500
+        }
+    }
+
+    struct Body: Encodable {
+        struct Inner: Encodable {
+            var code: String
+            var message: String
+            var details: [String: String]
+        }
+        var error: Inner
+    }
+}

@@ -1,0 +1,95 @@
+public import AccordCRDT
+public import Foundation
+
+extension TokenAuthority {
+    /// Tokens longer than this are refused before anything is decoded, so a hostile
+    /// client cannot make the server base64-decode and parse megabytes per connection.
+    /// Ours are about 150 bytes; 8 KiB is also the usual cap on a whole HTTP header.
+    static let maximumTokenLength = 8 * 1024
+
+    /// The claims of `token` when this server signed it and it has not expired.
+    ///
+    /// Checks, in order: present; at most 8 KiB; three canonical base64url segments; a
+    /// header that is a JSON object with `"alg":"HS256"` (`none` and every other
+    /// algorithm are refused, whatever the signature); an HMAC-SHA256 signature equal,
+    /// in constant time, to ours; a payload that is a JSON object with `sub` a non-empty
+    /// string and `exp` a number; `now` before `exp`. The header is read before the
+    /// signature is checked only to pick the algorithm; the payload is read only after.
+    ///
+    /// - Throws: `UNAUTHENTICATED` with detail `reason`: `missing`, `oversized`,
+    ///   `malformed`, `unsupported-algorithm`, `forged`, `invalid-claims` or `expired`.
+    public func verify(_ token: String?, now: Date = Date()) throws(AccordError) -> TokenClaims {
+        guard let token, !token.isEmpty else { throw TokenRejection.missing.error("no bearer token") }
+        let text = Array(token.utf8)
+        guard text.count <= Self.maximumTokenLength else {
+            throw TokenRejection.oversized.error(
+                "the token is \(text.count) bytes; at most \(Self.maximumTokenLength) are accepted")
+        }
+        let segments = text.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard segments.count == 3 else {
+            throw TokenRejection.malformed.error(
+                "a token is three base64url segments separated by '.'; this one has \(segments.count)")
+        }
+        guard let headerBytes = Base64URL.decode(segments[0]),
+            let payloadBytes = Base64URL.decode(segments[1]),
+            let signature = Base64URL.decode(segments[2])
+        else {
+            throw TokenRejection.malformed.error("a token segment is not unpadded base64url")
+        }
+
+        let header = try Self.jsonObject(headerBytes, part: "header")
+        guard header["alg"] == .string("HS256") else {
+            let alg = header["alg"]?.jsonText ?? "missing"
+            throw TokenRejection.unsupportedAlgorithm.error("the token's alg is \(alg); only \"HS256\" is accepted")
+        }
+        // RFC 7515 §4.1.11: a header naming critical extensions we do not implement must
+        // be refused, and we implement none.
+        guard header["crit"] == nil else {
+            throw TokenRejection.unsupportedAlgorithm.error("the token's header lists critical extensions (crit)")
+        }
+
+        // The signing input is the token's own first two segments as sent, not a re-encoding.
+        let signingInput = Array(text[segments[0].startIndex..<segments[1].endIndex])
+        guard HMACSHA256.isValid(signature, key: secret, message: signingInput) else {
+            throw TokenRejection.forged.error("the token's signature does not match")
+        }
+
+        let claims = try Self.claims(from: Self.jsonObject(payloadBytes, part: "payload"))
+        guard now < claims.expiresAt else {
+            throw TokenRejection.expired.error(
+                "the token expired at \(Int64(claims.expiresAt.timeIntervalSince1970)) (seconds since 1970)")
+        }
+        return claims
+    }
+
+    /// `sub` and `exp` from a payload whose signature is already checked.
+    static func claims(from payload: OrderedObject) throws(AccordError) -> TokenClaims {
+        guard case .string(let subject)? = payload["sub"], !subject.isEmpty else {
+            throw TokenRejection.invalidClaims.error("the token has no sub (a non-empty string)")
+        }
+        // JSON numbers parse as .int or .double; a string, even of digits, is not a NumericDate.
+        guard let seconds = payload["exp"]?.doubleValue, seconds.isFinite else {
+            throw TokenRejection.invalidClaims.error("the token has no exp (a number of seconds since 1970)")
+        }
+        return TokenClaims(subject: subject, expiresAt: Date(timeIntervalSince1970: seconds))
+    }
+
+    /// Decodes a segment as one JSON object in valid UTF-8.
+    static func jsonObject(_ bytes: [UInt8], part: String) throws(AccordError) -> OrderedObject {
+        let text = String(decoding: bytes, as: UTF8.self)
+        // String(decoding:) repairs invalid UTF-8 with U+FFFD; refuse rather than repair.
+        guard text.utf8.elementsEqual(bytes) else {
+            throw TokenRejection.malformed.error("the token's \(part) is not valid UTF-8")
+        }
+        let value: AnyValue
+        do throws(AccordError) {
+            value = try AnyValue(jsonText: text)
+        } catch {
+            throw TokenRejection.malformed.error("the token's \(part) is not JSON (\(error.message))")
+        }
+        guard case .object(let object) = value else {
+            throw TokenRejection.malformed.error("the token's \(part) is not a JSON object")
+        }
+        return object
+    }
+}

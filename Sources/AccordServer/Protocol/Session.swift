@@ -1,0 +1,183 @@
+public import AccordCRDT
+public import AccordStore
+
+/// The protocol state of one WebSocket connection: authentication, which documents it
+/// joined, its message rate, and how its frames are framed (``SyncEndpoint``). A pure
+/// state machine: events in, ``SessionAction``s out; the driver owns the socket.
+public struct Session: Sendable {
+    public struct Limits: Hashable, Sendable {
+        public var maxFrameBytes: Int
+        public var messagesPerSecond: Int
+        public var burst: Int
+        public var heartbeatSeconds: Int
+        public init(maxFrameBytes: Int = 16 << 20, messagesPerSecond: Int = 500, burst: Int = 1000, heartbeatSeconds: Int = 30) {
+            self.maxFrameBytes = maxFrameBytes
+            self.messagesPerSecond = messagesPerSecond
+            self.burst = burst
+            self.heartbeatSeconds = heartbeatSeconds
+        }
+    }
+
+    /// How a join request ended.
+    public enum JoinOutcome: Hashable, Sendable {
+        case joined(canWrite: Bool)
+        case refused(AccordError)
+    }
+
+    public let endpoint: SyncEndpoint
+    public let limits: Limits
+    public private(set) var user: String?
+    public private(set) var documents: Set<DocumentID> = []
+    public private(set) var isClosed = false
+    private var rate: RateLimiter
+    /// Set while messages are being dropped, so one error is sent per burst, not per message.
+    private var isRateLimited = false
+
+    public static let serverVersion = "accord/0.1"
+
+    public init(endpoint: SyncEndpoint, limits: Limits, now: UInt64) {
+        self.endpoint = endpoint
+        self.limits = limits
+        self.rate = RateLimiter(ratePerSecond: limits.messagesPerSecond, burst: limits.burst, now: now)
+    }
+
+    // MARK: Opening
+
+    /// The upgrade request was authenticated (the user id) or not. Nothing about any
+    /// document is sent before this succeeds.
+    public mutating func opened(user authentication: Result<String, AccordError>) -> [SessionAction] {
+        switch authentication {
+        case .failure(let error):
+            return closeWith(error, document: nil, code: SyncCloseCode.unauthenticated)
+        case .success(let user):
+            self.user = user
+            var actions: [SessionAction] = []
+            if let hello = try? AccordMessage.hello(
+                serverVersion: Self.serverVersion, maxFrameBytes: UInt64(limits.maxFrameBytes),
+                heartbeatSeconds: UInt64(limits.heartbeatSeconds)
+            ).frame() {
+                actions.append(.send(endpoint.encode(hello, document: nil)))
+            }
+            if case .document(let id) = endpoint { actions.append(.join(id, then: nil)) }
+            return actions
+        }
+    }
+
+    // MARK: Receiving
+
+    /// One binary message from the client. `now` is in milliseconds.
+    public mutating func received(_ bytes: [UInt8], now: UInt64) -> [SessionAction] {
+        guard !isClosed, user != nil else { return [] }
+        guard rate.allow(now: now) else {
+            guard !isRateLimited else { return [] }
+            isRateLimited = true
+            return [sendError(AccordError(
+                .rateLimited, "more than \(limits.messagesPerSecond) messages per second; messages are dropped",
+                details: ["limit": String(limits.messagesPerSecond)]), document: nil)]
+        }
+        isRateLimited = false
+        guard bytes.count <= limits.maxFrameBytes else { return tooLarge() }
+        let decoded: (document: DocumentID?, frame: ProtocolFrame)
+        do {
+            decoded = try endpoint.decode(bytes)
+        } catch {
+            return closeWith(error, document: nil, code: SyncCloseCode.malformed)
+        }
+        guard let document = decoded.document else {
+            // Connection-wide frames are Accord messages; a client has none to send but
+            // may report an error, which needs no answer.
+            return []
+        }
+        if documents.contains(document) { return [.deliver(document, decoded.frame)] }
+        return [.join(document, then: decoded.frame)]
+    }
+
+    /// A message over ``Limits/maxFrameBytes`` arrived (and was discarded unread).
+    public mutating func tooLarge() -> [SessionAction] {
+        guard !isClosed else { return [] }
+        return [sendError(AccordError(
+            .messageTooLarge, "messages are limited to \(limits.maxFrameBytes) bytes; the message was dropped",
+            details: ["limit": String(limits.maxFrameBytes)]), document: nil)]
+    }
+
+    // MARK: Documents
+
+    /// The driver resolved a ``SessionAction/join(_:then:)``.
+    public mutating func joined(_ document: DocumentID, outcome: JoinOutcome, then frame: ProtocolFrame?) -> [SessionAction] {
+        guard !isClosed else { return [] }
+        switch outcome {
+        case .joined:
+            documents.insert(document)
+            return frame.map { [.deliver(document, $0)] } ?? []
+        case .refused(let error):
+            return refuse(document, error)
+        }
+    }
+
+    /// The user's access to a joined document changed. Losing all access removes the
+    /// connection from the room at once (a single-document connection is closed).
+    public mutating func accessRevoked(_ document: DocumentID, _ error: AccordError) -> [SessionAction] {
+        guard documents.remove(document) != nil else { return [] }
+        return [.leave(document)] + refuse(document, error)
+    }
+
+    /// An error from a document's room, sent to this connection.
+    public func error(_ error: AccordError, document: DocumentID) -> SessionAction {
+        sendError(error, document: document)
+    }
+
+    /// A frame from a document's room, framed for this connection.
+    public func frame(_ frame: ProtocolFrame, document: DocumentID) -> SessionAction {
+        .send(endpoint.encode(frame, document: document))
+    }
+
+    /// The connection closed: leave every room.
+    public mutating func closed() -> [SessionAction] {
+        isClosed = true
+        defer { documents = [] }
+        return documents.sorted().map { .leave($0) }
+    }
+
+    // MARK: Errors
+
+    private func refuse(_ document: DocumentID, _ error: AccordError) -> [SessionAction] {
+        switch endpoint {
+        case .multiplexed:
+            // Only this document is refused; the others on the connection carry on.
+            return [sendError(error, document: document)]
+        case .document:
+            var actions = [sendError(error, document: document)]
+            if error.code == .docAccessDenied || error.code == .permissionDenied {
+                // What stock y-websocket clients understand: an auth "permission denied".
+                actions.append(.send(ProtocolFrame.auth(.permissionDenied(reason: error.message)).encode()))
+            }
+            actions.append(.close(code: Self.closeCode(for: error), reason: error.code.rawValue))
+            return actions
+        }
+    }
+
+    private mutating func closeWith(_ error: AccordError, document: DocumentID?, code: UInt16) -> [SessionAction] {
+        isClosed = true
+        let leaves = documents.sorted().map { SessionAction.leave($0) }
+        documents = []
+        return leaves + [sendError(error, document: document), .close(code: code, reason: error.code.rawValue)]
+    }
+
+    private func sendError(_ error: AccordError, document: DocumentID?) -> SessionAction {
+        let message = AccordMessage.error(code: error.code.rawValue, message: error.message, documentID: document?.rawValue)
+        // A message too long for the wire is cut rather than lost: the code is what matters.
+        let frame = (try? message.frame())
+            ?? (try? AccordMessage.error(code: error.code.rawValue, message: "", documentID: document?.rawValue).frame())
+        return .send(frame.map { endpoint.encode($0, document: document) } ?? [])
+    }
+
+    static func closeCode(for error: AccordError) -> UInt16 {
+        switch error.code {
+        case .unauthenticated: SyncCloseCode.unauthenticated
+        case .docAccessDenied, .permissionDenied: SyncCloseCode.forbidden
+        case .documentNotFound: SyncCloseCode.notFound
+        case .malformedMessage: SyncCloseCode.malformed
+        default: SyncCloseCode.unavailable
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/// A connection's number within one server (``AccordNet/WebSocketConnection/id``).
+public typealias ConnectionID = UInt64

@@ -1,0 +1,267 @@
+public import AccordCRDT
+public import AccordStore
+
+/// One open document on the server: its `Doc`, the connections in it, their awareness
+/// entries and the acks that wait for the store. A pure state machine: events in
+/// (``join(_:user:canWrite:)``, ``receive(_:from:now:)``, ``leave(_:now:)``,
+/// ``durable(through:now:)``), ``RoomAction``s out. The driver (``SyncHub``) owns the
+/// sockets and the store, and calls a room from one serial queue only.
+public final class Room {
+    public let id: DocumentID
+    public let doc: Doc
+    /// The server's copy of every awareness entry in the room. The server never sets
+    /// a state of its own.
+    public private(set) var awareness: Awareness
+    /// An estimate of the stored size (snapshot + log bytes at load, plus every update
+    /// appended since), compared with ``maxDocumentBytes``.
+    public private(set) var documentBytes: Int
+    public let maxDocumentBytes: Int
+
+    struct Member {
+        var user: String
+        var canWrite: Bool
+        /// Awareness client ids this connection introduced; only it may set or remove them.
+        var awarenessClients: Set<ClientID> = []
+    }
+
+    private var members: [ConnectionID: Member] = [:]
+    /// Join order, so fan-out order is deterministic.
+    private var order: [ConnectionID] = []
+    private var acks = AckTracker()
+    /// The update of the transaction being applied, as `Doc.onUpdate` reported it.
+    private var integrated: [UInt8]?
+    private var updateSubscription: Subscription?
+
+    /// The origin of updates the server applies, so observers can tell them apart.
+    public static let origin = Origin("accord.server")
+
+    public init(id: DocumentID, doc: Doc, storedBytes: Int, maxDocumentBytes: Int, now: UInt64) {
+        self.id = id
+        self.doc = doc
+        self.documentBytes = storedBytes
+        self.maxDocumentBytes = maxDocumentBytes
+        // Client ids are 32-bit in practice; the server's own id sits above that range
+        // so no peer's entry is ever taken for the server's.
+        var awareness = Awareness(localClientID: ClientID(UInt32.max) + 1, now: now)
+        // Like Yjs, a new Awareness starts with an empty local state; a server has none.
+        _ = awareness.setLocalState(nil, now: now)
+        self.awareness = awareness
+        updateSubscription = doc.onUpdate { [unowned self] update, _ in
+            integrated = update
+        }
+    }
+
+    deinit { updateSubscription?.cancel() }
+
+    public var connections: [ConnectionID] { order }
+    public func isMember(_ connection: ConnectionID) -> Bool { members[connection] != nil }
+    /// No connection and nothing waiting for the store: the room may be unloaded.
+    public var isIdle: Bool { members.isEmpty && acks.isEmpty }
+
+    // MARK: Membership
+
+    /// Adds a connection and opens the y-protocols exchange: the server's sync step 1,
+    /// then the awareness states present, as y-websocket servers do.
+    public func join(_ connection: ConnectionID, user: String, canWrite: Bool) -> [RoomAction] {
+        if members[connection] == nil { order.append(connection) }
+        members[connection] = Member(user: user, canWrite: canWrite)
+        var actions: [RoomAction] = [.send(connection, .sync(.step1(stateVector: doc.encodeStateVector())))]
+        if !awareness.states.isEmpty {
+            actions.append(.send(connection, .awareness(awareness.encodeAllStates())))
+        }
+        return actions
+    }
+
+    /// A changed role takes effect on the next message.
+    public func setCanWrite(_ connection: ConnectionID, _ canWrite: Bool) {
+        members[connection]?.canWrite = canWrite
+    }
+
+    /// Removes a connection; its awareness entries are removed for everyone else.
+    public func leave(_ connection: ConnectionID, now: UInt64) -> [RoomAction] {
+        guard let member = members.removeValue(forKey: connection) else { return [] }
+        order.removeAll { $0 == connection }
+        acks.drop(connection)
+        let change = awareness.removeStates(clients: member.awarenessClients.sorted(), now: now)
+        guard !change.removed.isEmpty else { return [] }
+        let update = awareness.encodeUpdate(clients: change.removed)
+        return order.map { .send($0, .awareness(update)) }
+    }
+
+    // MARK: Messages
+
+    /// One frame from a member. Frames from non-members are ignored (the driver joins
+    /// first). `now` is in milliseconds.
+    public func receive(_ frame: ProtocolFrame, from connection: ConnectionID, now: UInt64) -> [RoomAction] {
+        guard let member = members[connection] else { return [] }
+        switch frame {
+        case .sync(.step1(let stateVector)):
+            do {
+                let missing = try doc.encodeStateAsUpdate(from: stateVector)
+                return [.send(connection, .sync(.step2(update: missing)))]
+            } catch {
+                return [.error(connection, error.asMalformedMessage())]
+            }
+        case .sync(.step2(let update)):
+            return write(update, from: connection, member: member, ack: nil)
+        case .sync(.update(let update)):
+            return write(update, from: connection, member: member, ack: nil)
+        case .awareness(let bytes):
+            return receiveAwareness(bytes, from: connection, now: now)
+        case .queryAwareness:
+            return [.send(connection, .awareness(awareness.encodeAllStates()))]
+        case .auth:
+            return []  // only servers send auth messages
+        case .custom(AccordMessage.frameType, _):
+            return receiveAccordMessage(frame, from: connection, member: member)
+        case .custom:
+            return []  // other extensions are not ours to interpret
+        }
+    }
+
+    private func receiveAccordMessage(
+        _ frame: ProtocolFrame, from connection: ConnectionID, member: Member
+    ) -> [RoomAction] {
+        let message: AccordMessage
+        do {
+            message = try AccordMessage.decode(frame: frame)
+        } catch {
+            return [.error(connection, error)]
+        }
+        if let named = message.documentID, named != id.rawValue {
+            return [.error(connection, AccordError(
+                .malformedMessage, "message names document \(named) on the connection of \(id)",
+                details: ["document": id.rawValue]))]
+        }
+        switch message {
+        case .update(_, let sequence, let bytes):
+            let ack = PendingAck(connection: connection, sequence: sequence)
+            return write(bytes, from: connection, member: member, ack: ack)
+        case .broadcast(_, let topic, let payload, _):
+            return relayBroadcast(topic: topic, payload: payload, from: connection, sender: member.user)
+        case .hello, .ack, .error:
+            return []  // server-to-client messages, or a client's report: nothing to do
+        }
+    }
+
+    // MARK: Writes
+
+    /// Applies, then persists and fans out, one update from a member. A refused update
+    /// (role, size, malformed) leaves the document exactly as it was.
+    private func write(
+        _ update: [UInt8], from connection: ConnectionID, member: Member, ack: PendingAck?
+    ) -> [RoomAction] {
+        // Every stock client answers our step 1 with its state, usually empty: nothing
+        // to apply, store or refuse (a reader's empty step 2 is not worth an error).
+        if ack == nil, Self.isEmptyUpdate(update) { return [] }
+        guard member.canWrite else {
+            return [.error(connection, AccordError(
+                .permissionDenied, "read-only access to document \(id)", details: ["document": id.rawValue]))]
+        }
+        guard documentBytes + update.count <= maxDocumentBytes else {
+            return [.error(connection, AccordError(
+                .documentTooLarge,
+                "document \(id) would exceed \(maxDocumentBytes) bytes; the update was refused",
+                details: ["document": id.rawValue, "limit": String(maxDocumentBytes)]))]
+        }
+        integrated = nil
+        do {
+            try doc.applyUpdate(update, origin: Self.origin)
+        } catch {
+            return [.error(connection, error)]
+        }
+        // Nothing new and nothing waiting for a predecessor (a duplicate): storing it
+        // again would only grow the log. Acked updates are always stored, so an ack
+        // never overtakes the earlier updates of the same connection.
+        if integrated == nil, ack == nil, !doc.hasPendingUpdates { return [] }
+        documentBytes += update.count
+        // The received bytes are what is stored (they include structs still pending, so
+        // a restart loses nothing); the others get what the transaction integrated.
+        var actions: [RoomAction] = [.persist(update: update, from: connection, ack: ack)]
+        if let integrated {
+            for other in order where other != connection {
+                actions.append(.send(other, .sync(.update(integrated))))
+            }
+        }
+        integrated = nil
+        return actions
+    }
+
+    /// `00 00`: no structs, no deletions.
+    static func isEmptyUpdate(_ update: [UInt8]) -> Bool { update == [0, 0] }
+
+    /// Records that the driver appended an update under `storeSequence`.
+    public func persisted(storeSequence: UInt64, ack: PendingAck?, now: UInt64) {
+        acks.record(storeSequence: storeSequence, ack: ack, now: now)
+    }
+
+    /// The store made everything through `storeSequence` durable: ack the senders.
+    /// Returns the acks to send and each released append's latency in milliseconds.
+    public func durable(through storeSequence: UInt64, now: UInt64) -> (actions: [RoomAction], latencies: [UInt64]) {
+        let released = acks.release(through: storeSequence, now: now)
+        let actions = released.acks.compactMap { ack -> RoomAction? in
+            members[ack.connection] == nil ? nil : .ack(ack.connection, through: ack.sequence)
+        }
+        return (actions, released.latencies)
+    }
+
+    // MARK: Ephemeral
+
+    private func relayBroadcast(
+        topic: String, payload: String, from connection: ConnectionID, sender: String
+    ) -> [RoomAction] {
+        let frame: ProtocolFrame
+        do {
+            frame = try AccordMessage.broadcast(documentID: id.rawValue, topic: topic, payload: payload, sender: sender)
+                .frame()
+        } catch {
+            return [.error(connection, error)]
+        }
+        return order.filter { $0 != connection }.map { .send($0, frame) }
+    }
+
+    /// Applies the entries this connection may touch and relays what changed to the
+    /// other members. Entries for a client id another connection introduced are
+    /// refused with `PERMISSION_DENIED`; the rest still apply.
+    private func receiveAwareness(_ bytes: [UInt8], from connection: ConnectionID, now: UInt64) -> [RoomAction] {
+        let update: AwarenessUpdate
+        do {
+            update = try AwarenessUpdate.decode(bytes)
+        } catch {
+            return [.error(connection, error.asMalformedMessage())]
+        }
+        var allowed: [AwarenessUpdate.Entry] = []
+        var refused: [ClientID] = []
+        for entry in update.entries {
+            let owner = members.first { $0.key != connection && $0.value.awarenessClients.contains(entry.clientID) }
+            if owner != nil {
+                refused.append(entry.clientID)
+            } else {
+                allowed.append(entry)
+                members[connection]?.awarenessClients.insert(entry.clientID)
+            }
+        }
+        var actions: [RoomAction] = []
+        if !refused.isEmpty {
+            actions.append(.error(connection, AccordError(
+                .permissionDenied, "awareness client ids \(refused) belong to another connection",
+                details: ["document": id.rawValue, "clients": refused.map(String.init).joined(separator: ",")])))
+        }
+        let change = awareness.apply(AwarenessUpdate(allowed), now: now)
+        guard change.isUpdate else { return actions }
+        let relayed = awareness.encodeUpdate(clients: change.clients)
+        for other in order where other != connection {
+            actions.append(.send(other, .awareness(relayed)))
+        }
+        return actions
+    }
+
+    /// Removes entries not renewed for ``Awareness/outdatedTimeout`` (a client that
+    /// vanished without a removal) and tells every member, as y-websocket servers do.
+    public func expireAwareness(now: UInt64) -> [RoomAction] {
+        let change = awareness.checkTimeouts(now: now).change
+        guard !change.removed.isEmpty else { return [] }
+        let update = awareness.encodeUpdate(clients: change.removed)
+        return order.map { .send($0, .awareness(update)) }
+    }
+}

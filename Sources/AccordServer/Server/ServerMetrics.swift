@@ -1,0 +1,96 @@
+import Foundation
+
+/// Counters for `GET /metrics`, in the Prometheus text format. Updated from the sync
+/// queue, read from the HTTP thread, so every access takes the lock.
+public final class ServerMetrics: @unchecked Sendable {
+    private let lock = NSLock()
+    private var connections = 0
+    private var rooms = 0
+    private var messagesIn = 0
+    private var messagesOut = 0
+    private var bytesIn = 0
+    private var bytesOut = 0
+    private var errors: [String: Int] = [:]
+    private var persistBuckets = [Int](repeating: 0, count: ServerMetrics.persistBounds.count)
+    private var persistCount = 0
+    private var persistSumMilliseconds: UInt64 = 0
+
+    /// Upper bounds (milliseconds) of the persist-latency histogram buckets.
+    static let persistBounds: [UInt64] = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000]
+
+    public init() {}
+
+    private func update(_ body: () -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        body()
+    }
+
+    func setGauges(connections: Int, rooms: Int) { update { self.connections = connections; self.rooms = rooms } }
+    func received(bytes: Int) { update { messagesIn += 1; bytesIn += bytes } }
+    func sent(bytes: Int) { update { messagesOut += 1; bytesOut += bytes } }
+    func error(_ code: String) { update { errors[code, default: 0] += 1 } }
+
+    /// Time from appending an update to the store reporting it durable.
+    func persisted(latencies: [UInt64]) {
+        guard !latencies.isEmpty else { return }
+        update {
+            for latency in latencies {
+                if let bucket = Self.persistBounds.firstIndex(where: { latency <= $0 }) { persistBuckets[bucket] += 1 }
+                persistCount += 1
+                persistSumMilliseconds += latency
+            }
+        }
+    }
+
+    /// A snapshot of the counters, for tests and tools.
+    public struct Snapshot: Sendable, Hashable {
+        public var connections: Int
+        public var rooms: Int
+        public var messagesIn: Int
+        public var messagesOut: Int
+        public var bytesIn: Int
+        public var bytesOut: Int
+        public var errors: [String: Int]
+        public var persistCount: Int
+    }
+
+    public var snapshot: Snapshot {
+        lock.lock()
+        defer { lock.unlock() }
+        return Snapshot(
+            connections: connections, rooms: rooms, messagesIn: messagesIn, messagesOut: messagesOut,
+            bytesIn: bytesIn, bytesOut: bytesOut, errors: errors, persistCount: persistCount)
+    }
+
+    /// The Prometheus exposition text.
+    public func render() -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        var out = ""
+        func metric(_ name: String, _ type: String, _ help: String, _ lines: [String]) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for line in lines { out += line + "\n" }
+        }
+        metric("accord_connections", "gauge", "Open sync WebSocket connections.", ["accord_connections \(connections)"])
+        metric("accord_rooms", "gauge", "Documents loaded in memory.", ["accord_rooms \(rooms)"])
+        metric("accord_messages_received_total", "counter", "Sync messages received.", ["accord_messages_received_total \(messagesIn)"])
+        metric("accord_messages_sent_total", "counter", "Sync messages sent.", ["accord_messages_sent_total \(messagesOut)"])
+        metric("accord_bytes_received_total", "counter", "Sync message bytes received.", ["accord_bytes_received_total \(bytesIn)"])
+        metric("accord_bytes_sent_total", "counter", "Sync message bytes sent.", ["accord_bytes_sent_total \(bytesOut)"])
+        metric("accord_errors_total", "counter", "Coded errors sent to clients, by code.",
+               errors.keys.sorted().map { "accord_errors_total{code=\"\($0)\"} \(errors[$0]!)" })
+        var cumulative = 0
+        var histogram: [String] = []
+        for (index, bound) in Self.persistBounds.enumerated() {
+            cumulative += persistBuckets[index]
+            histogram.append("accord_persist_latency_milliseconds_bucket{le=\"\(bound)\"} \(cumulative)")
+        }
+        histogram.append("accord_persist_latency_milliseconds_bucket{le=\"+Inf\"} \(persistCount)")
+        histogram.append("accord_persist_latency_milliseconds_sum \(persistSumMilliseconds)")
+        histogram.append("accord_persist_latency_milliseconds_count \(persistCount)")
+        metric("accord_persist_latency_milliseconds", "histogram",
+               "Time from appending an update to it being durable.", histogram)
+        return out
+    }
+}

@@ -1,0 +1,323 @@
+import Dispatch
+import Foundation
+import AccordCRDT
+import AccordNet
+import AccordStore
+
+/// The driver of the sync protocol: it owns the ``Session`` of every connection and the
+/// ``Room`` of every open document, and carries out their actions on sockets and the
+/// store. Everything runs on one serial queue, so sessions and rooms need no locks;
+/// the network thread and the store only post to it.
+final class SyncHub: @unchecked Sendable {
+    struct Options: Sendable {
+        var limits: Session.Limits
+        var createDocumentsOnConnect: Bool
+        var maxDocumentBytes: Int
+        /// A room without connections is flushed and unloaded after this long.
+        var roomIdleMilliseconds: UInt64
+        /// Milliseconds since the epoch (awareness clocks are wall time in Yjs).
+        var now: @Sendable () -> UInt64
+    }
+
+    private struct Connection {
+        let socket: WebSocketConnection
+        var session: Session
+    }
+
+    private struct LoadedRoom {
+        let room: Room
+        var idleSince: UInt64?
+    }
+
+    let queue = DispatchQueue(label: "accord.sync")
+    private let options: Options
+    private let directory: DocumentDirectory
+    private let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> String
+    let metrics: ServerMetrics
+    private var connections: [ConnectionID: Connection] = [:]
+    private var rooms: [DocumentID: LoadedRoom] = [:]
+    private var storeSubscription: StoreSubscription?
+    private var timer: (any DispatchSourceTimer)?
+    private var isStopped = false
+
+    private var documents: DocumentStore { directory.documents }
+
+    init(
+        directory: DocumentDirectory, options: Options, metrics: ServerMetrics,
+        authenticate: @escaping @Sendable (HTTPRequest) throws(AccordError) -> String
+    ) {
+        self.directory = directory
+        self.options = options
+        self.metrics = metrics
+        self.authenticate = authenticate
+    }
+
+    /// Subscribes to the store and starts the housekeeping timer (idle rooms, awareness).
+    func start() {
+        storeSubscription = documents.observeChanges { [weak self] change in
+            guard let self, case .appended(let range) = change.kind else { return }
+            // Always asynchronous: a flush may run inside an append on this very queue.
+            queue.async { self.durable(change.id, through: range.upperBound) }
+        }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1))
+        timer.setEventHandler { [weak self] in self?.housekeeping() }
+        timer.resume()
+        self.timer = timer
+    }
+
+    /// Closes every connection, flushes the store and unloads every room. Waits for
+    /// the queue, so call it off the queue.
+    func stop() throws(AccordError) {
+        let result: Result<Void, AccordError> = queue.sync {
+            isStopped = true
+            timer?.cancel()
+            storeSubscription?.cancel()
+            for id in connections.keys.sorted() {
+                guard var connection = connections[id] else { continue }
+                _ = connection.session.closed()
+                connection.socket.close(code: 1001, reason: "server shutting down")
+                connections[id] = nil
+            }
+            rooms = [:]
+            updateGauges()
+            do throws(AccordError) {
+                try documents.flush()
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
+    }
+
+    // MARK: Events from the network thread
+
+    func handle(_ event: WebSocketServerEvent) {
+        queue.async { [self] in
+            guard !isStopped else {
+                if case .opened(let socket) = event { socket.close(code: 1001, reason: "server shutting down") }
+                return
+            }
+            switch event {
+            case .opened(let socket): opened(socket)
+            case .message(let socket, let bytes):
+                metrics.received(bytes: bytes.count)
+                withSession(socket.id) { session in session.received(bytes, now: options.now()) }
+            case .messageTooLarge(let socket):
+                withSession(socket.id) { session in session.tooLarge() }
+            case .closed(let socket, _, _): closed(socket.id)
+            }
+        }
+    }
+
+    /// Someone changed who may access `id`: re-check every connection in its room now.
+    func accessChanged(_ id: DocumentID) {
+        queue.async { [self] in
+            guard let room = rooms[id]?.room else { return }
+            for connectionID in room.connections {
+                guard let user = connections[connectionID]?.session.user else { continue }
+                let role: Role?
+                do {
+                    role = try directory.access.role(of: user, on: id)
+                } catch {
+                    role = nil
+                }
+                if let role {
+                    room.setCanWrite(connectionID, role.canWrite)
+                } else {
+                    withSession(connectionID) { session in
+                        session.accessRevoked(id, AccordError(
+                            .docAccessDenied, "access to document \(id) was revoked", details: ["document": id.rawValue]))
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Connections
+
+    private func opened(_ socket: WebSocketConnection) {
+        let endpoint: SyncEndpoint
+        do {
+            guard let parsed = try SyncEndpoint(path: socket.request.path) else {
+                socket.close(code: SyncCloseCode.notFound, reason: "not a sync path")
+                return
+            }
+            endpoint = parsed
+        } catch {
+            let frame = try? AccordMessage.error(code: error.code.rawValue, message: error.message, documentID: nil).encode()
+            if let frame { socket.send(frame) }
+            socket.close(code: SyncCloseCode.malformed, reason: error.code.rawValue)
+            return
+        }
+        connections[socket.id] = Connection(
+            socket: socket, session: Session(endpoint: endpoint, limits: options.limits, now: options.now()))
+        updateGauges()
+        let authentication: Result<String, AccordError>
+        do throws(AccordError) {
+            authentication = .success(try authenticate(socket.request))
+        } catch {
+            authentication = .failure(error)
+        }
+        withSession(socket.id) { session in session.opened(user: authentication) }
+    }
+
+    private func closed(_ id: ConnectionID) {
+        withSession(id) { session in session.closed() }
+        connections[id] = nil
+        updateGauges()
+    }
+
+    /// Runs one session event and carries out its actions (which may feed the session
+    /// more events, such as a join's outcome).
+    private func withSession(_ id: ConnectionID, _ event: (inout Session) -> [SessionAction]) {
+        guard var connection = connections[id] else { return }
+        let actions = event(&connection.session)
+        connections[id] = connection
+        perform(actions, connection: id)
+    }
+
+    private func perform(_ actions: [SessionAction], connection id: ConnectionID) {
+        for action in actions {
+            guard let connection = connections[id] else { return }
+            switch action {
+            case .send(let bytes):
+                send(bytes, on: connection.socket)
+            case .close(let code, let reason):
+                connection.socket.close(code: code, reason: reason)
+            case .join(let document, let frame):
+                let outcome = join(document, connection: id)
+                withSession(id) { session in session.joined(document, outcome: outcome, then: frame) }
+            case .deliver(let document, let frame):
+                guard let room = rooms[document]?.room else { continue }
+                perform(room.receive(frame, from: id, now: options.now()), in: room)
+            case .leave(let document):
+                guard let loaded = rooms[document] else { continue }
+                perform(loaded.room.leave(id, now: options.now()), in: loaded.room)
+                if loaded.room.connections.isEmpty { rooms[document]?.idleSince = options.now() }
+            }
+        }
+    }
+
+    private func send(_ bytes: [UInt8], on socket: WebSocketConnection) {
+        socket.send(bytes)
+        metrics.sent(bytes: bytes.count)
+    }
+
+    // MARK: Rooms
+
+    /// Decides whether the connection's user may open `document`, creating it on first
+    /// connect when allowed, loads its room and adds the connection.
+    private func join(_ document: DocumentID, connection id: ConnectionID) -> Session.JoinOutcome {
+        guard let user = connections[id]?.session.user else {
+            return .refused(AccordError(.unauthenticated, "the connection is not signed in"))
+        }
+        let role: Role
+        do throws(AccordError) {
+            role = try resolveRole(of: user, on: document)
+        } catch {
+            metrics.error(error.code.rawValue)
+            return .refused(error)
+        }
+        let room: Room
+        do throws(AccordError) {
+            room = try loadRoom(document)
+        } catch {
+            metrics.error(ErrorCode.documentUnavailable.rawValue)
+            return .refused(AccordError(
+                .documentUnavailable, "document \(document) could not be loaded: \(error.message)",
+                details: ["document": document.rawValue, "cause": error.code.rawValue]))
+        }
+        rooms[document]?.idleSince = nil
+        perform(room.join(id, user: user, canWrite: role.canWrite), in: room)
+        return .joined(canWrite: role.canWrite)
+    }
+
+    private func resolveRole(of user: String, on document: DocumentID) throws(AccordError) -> Role {
+        if try !documents.contains(document) {
+            guard options.createDocumentsOnConnect else {
+                throw AccordError(.documentNotFound, "document \(document) does not exist",
+                                  details: ["document": document.rawValue])
+            }
+            try directory.create(document, owner: user)
+            return .owner
+        }
+        guard let role = try directory.access.role(of: user, on: document) else {
+            throw AccordError(.docAccessDenied, "no access to document \(document)", details: ["document": document.rawValue])
+        }
+        return role
+    }
+
+    /// The room of `document`, loading it from the store if needed. A failed load
+    /// writes nothing and leaves no room behind.
+    private func loadRoom(_ document: DocumentID) throws(AccordError) -> Room {
+        if let loaded = rooms[document] { return loaded.room }
+        let doc = try documents.load(document)
+        let metadata = try documents.metadata(document)
+        let room = Room(
+            id: document, doc: doc, storedBytes: metadata.size, maxDocumentBytes: options.maxDocumentBytes,
+            now: options.now())
+        rooms[document] = LoadedRoom(room: room, idleSince: nil)
+        updateGauges()
+        return room
+    }
+
+    private func perform(_ actions: [RoomAction], in room: Room) {
+        for action in actions {
+            switch action {
+            case .send(let id, let frame):
+                guard let connection = connections[id] else { continue }
+                perform([connection.session.frame(frame, document: room.id)], connection: id)
+            case .error(let id, let error):
+                metrics.error(error.code.rawValue)
+                guard let connection = connections[id] else { continue }
+                perform([connection.session.error(error, document: room.id)], connection: id)
+            case .persist(let update, let from, let ack):
+                do throws(AccordError) {
+                    let sequence = try documents.append(update, to: room.id, isLocal: false)
+                    room.persisted(storeSequence: sequence, ack: ack, now: options.now())
+                } catch {
+                    perform([.error(from, error)], in: room)
+                }
+            case .ack(let id, let through):
+                guard let connection = connections[id],
+                      let frame = try? AccordMessage.ack(documentID: room.id.rawValue, through: through).frame()
+                else { continue }
+                perform([connection.session.frame(frame, document: room.id)], connection: id)
+            }
+        }
+    }
+
+    private func durable(_ document: DocumentID, through sequence: UInt64) {
+        guard let room = rooms[document]?.room else { return }
+        let (actions, latencies) = room.durable(through: sequence, now: options.now())
+        metrics.persisted(latencies: latencies)
+        perform(actions, in: room)
+    }
+
+    /// Once a second: expire silent awareness entries, unload idle rooms.
+    private func housekeeping() {
+        let now = options.now()
+        var unload: [DocumentID] = []
+        for (id, loaded) in rooms {
+            perform(loaded.room.expireAwareness(now: now), in: loaded.room)
+            if let idleSince = loaded.idleSince, loaded.room.isIdle, now - min(now, idleSince) >= options.roomIdleMilliseconds {
+                unload.append(id)
+            }
+        }
+        guard !unload.isEmpty else { return }
+        // Flush first: the room goes only once what it applied is durable.
+        do {
+            try documents.flush()
+        } catch {
+            return  // keep the rooms; the next tick retries
+        }
+        for id in unload { rooms[id] = nil }
+        updateGauges()
+    }
+
+    private func updateGauges() {
+        metrics.setGauges(connections: connections.count, rooms: rooms.count)
+    }
+}

@@ -1,0 +1,72 @@
+import AccordCRDT
+import AccordServer
+import AccordStore
+import Dispatch
+import Foundation
+
+/// `accord serve`: runs the sync server on the embedded SQLite store until SIGTERM or
+/// SIGINT, then closes every connection and flushes every document before exiting.
+///
+/// Prints `dev token: <token>` (with --dev) and `listening <port>` on stdout, one line
+/// each, flushed, so scripts can start it with `--port 0` and read the port back.
+enum ServeCommand {
+    static func run(_ args: Arguments) throws(AccordError) {
+        var args = args
+        var configuration = AccordServer.Configuration()
+        configuration.host = try args.removeOption("--host") ?? "127.0.0.1"
+        configuration.port = try integer(args.removeOption("--port"), "--port", default: 8787, range: 0...65535)
+        let dataDirectory = try args.removeOption("--data") ?? "accord-data"
+        let secretFile = try args.removeOption("--secret-file")
+        let dev = args.removeFlag("--dev")
+        if args.removeFlag("--no-create-on-connect") { configuration.createDocumentsOnConnect = false }
+        configuration.maxFrameBytes = try integer(
+            args.removeOption("--max-frame-bytes"), "--max-frame-bytes", default: configuration.maxFrameBytes, range: 1024...(1 << 30))
+        configuration.maxDocumentBytes = try integer(
+            args.removeOption("--max-document-bytes"), "--max-document-bytes", default: configuration.maxDocumentBytes,
+            range: 1024...Int.max)
+        configuration.messagesPerSecond = try integer(
+            args.removeOption("--max-messages-per-second"), "--max-messages-per-second",
+            default: configuration.messagesPerSecond, range: 1...1_000_000)
+        configuration.messageBurst = max(configuration.messageBurst, 2 * configuration.messagesPerSecond)
+        let extra = try args.positionals()
+        guard extra.isEmpty else { throw AccordCommand.usageError("unexpected argument '\(extra[0])'", help: "accord serve --help") }
+
+        try createDirectory(dataDirectory)
+        let secret = try dev ? DevSecret.loadOrCreate(in: dataDirectory) : ServerSecret.load(secretFile: secretFile)
+        let tokens = try TokenAuthority(secret: secret)
+        let documents = try DocumentStore(path: (dataDirectory as NSString).appendingPathComponent("accord.sqlite"))
+        let server = try AccordServer(configuration: configuration, documents: documents, tokens: tokens)
+
+        if dev {
+            Output.print("dev token: \(tokens.mint(subject: "dev", ttl: DevSecret.tokenLifetime))")
+            Output.error("dev mode: the secret is in \(DevSecret.path(in: dataDirectory)); mint more tokens with")
+            Output.error("  accord token --sub <user> --secret-file \(DevSecret.path(in: dataDirectory))")
+        }
+        Output.print("listening \(server.port)")
+        Output.error("accord serve: ws://\(configuration.host):\(server.port)/v1/sync/<document>?token=<token>, data in \(dataDirectory)")
+        fflush(nil)  // all streams: scripts wait for these lines
+
+        ShutdownSignal.wait()
+        Output.error("accord serve: shutting down, flushing documents")
+        let stopped = BlockingTask.run { () async throws(AccordError) in try await server.stop() }
+        let closed = Result { () throws(AccordError) in try documents.close() }
+        try stopped.get()
+        try closed.get()
+    }
+
+    private static func integer(_ value: String?, _ name: String, default fallback: Int, range: ClosedRange<Int>) throws(AccordError) -> Int {
+        guard let value else { return fallback }
+        guard let number = Int(value), range.contains(number) else {
+            throw AccordError(.invalidArgument, "\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(value)'")
+        }
+        return number
+    }
+
+    private static func createDirectory(_ path: String) throws(AccordError) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw AccordError(.ioError, "cannot create data directory \(path): \(error.localizedDescription)", details: ["path": path])
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import AccordTesting
+import Foundation
+
+/// `accord serve --dev` as a child process, as an operator runs it: port 0, a data
+/// directory, and the `dev token:` and `listening <port>` lines read from its stdout.
+final class ServeProcess: @unchecked Sendable {
+    let process = Process()
+    let dataDirectory: String
+    private(set) var port = 0
+    private(set) var token = ""
+
+    init(dataDirectory: String, extraArguments: [String] = []) throws {
+        guard let binary = BuiltProduct.url(named: "accord", environment: "ACCORD_CLI") else {
+            throw TestFailure("the accord binary is not built")
+        }
+        self.dataDirectory = dataDirectory
+        process.executableURL = binary
+        process.arguments = ["serve", "--dev", "--port", "0", "--data", dataDirectory] + extraArguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Read lines until the port is known (blocking reads: this runs on a test thread
+        // briefly, before any async work depends on it).
+        let handle = output.fileHandleForReading
+        var buffer = ""
+        let deadline = Date().addingTimeInterval(30)
+        while port == 0 {
+            guard Date() < deadline, process.isRunning else { throw TestFailure("accord serve did not start: \(buffer)") }
+            let chunk = handle.availableData
+            if chunk.isEmpty { Thread.sleep(forTimeInterval: 0.01); continue }
+            buffer += String(decoding: chunk, as: UTF8.self)
+            for line in buffer.split(separator: "\n") {
+                if line.hasPrefix("dev token: ") { token = String(line.dropFirst("dev token: ".count)) }
+                if line.hasPrefix("listening "), let value = Int(line.dropFirst("listening ".count)) { port = value }
+            }
+        }
+    }
+
+    /// SIGKILL: no flush, no goodbye.
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM, then waits for the exit; returns the exit status.
+    func terminate() -> Int32 {
+        process.terminate()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill() }
+    }
+}
