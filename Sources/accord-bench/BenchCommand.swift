@@ -30,6 +30,8 @@ enum BenchCommand {
               server on the automerge-paper document). Accord is `accord serve --dev`
               (records named as the cases), pycrdt scripts/pycrdt_ws_server.py (names with
               _pycrdt); with both, `<case>_ratio` lines give accord / pycrdt per figure.
+              rss_bytes is the server's VmRSS; client_cpu_s is the CPU accord-bench itself
+              used during the case (it shares the machine with the server).
               --quick scales down (500 idle, 20 fanout clients, 100 clients over 10
               documents, 3 s loads, one cold-open sample) for smoke runs.
 

@@ -76,7 +76,7 @@ struct ColdOpenCase: LoadCase {
         let start = ContinuousClock.now
         do {
             try await client.connect(fleet.pool, to: running.roomURL(Self.document))
-            guard await ClientFleet.poll(timeout: .seconds(120), { client.synced != nil }), let synced = client.synced else {
+            guard await client.waitSynced(timeout: .seconds(120)), let synced = client.synced else {
                 throw BenchFailure("\(name): the client was not synced within 120 s")
             }
             guard client.textLength == length else {

@@ -41,6 +41,7 @@ struct FanoutCase: LoadCase {
             record["rate_per_s"] = BenchRecord.int(rate)
             record["duration_s"] = BenchRecord.rounded(Timing.milliseconds(duration) / 1000)
             record["converged"] = .bool(converged)
+            record.setMalformed(all, case: name)
             return record
         }
     }

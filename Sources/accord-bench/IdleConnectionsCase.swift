@@ -37,6 +37,7 @@ struct IdleConnectionsCase: LoadCase {
             if let rss, let baseline, held > 0 { record["rss_per_connection_bytes"] = BenchRecord.int((rss - baseline) / held) }
             record["open_s"] = BenchRecord.rounded(Timing.milliseconds(openTime) / 1000)
             record["failed"] = BenchRecord.int(failures.count)
+            record.setMalformed(opened, case: name)
             return record
         }
     }

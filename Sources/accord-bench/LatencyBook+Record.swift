@@ -12,6 +12,17 @@ extension BenchRecord {
     }
 }
 
+extension BenchRecord {
+    /// `malformed_messages`, only when some client received frames it could not decode
+    /// (a protocol mismatch with the server: the figures beside it are suspect).
+    mutating func setMalformed(_ clients: [SyncClient], case name: String) {
+        let malformed = clients.reduce(0) { $0 + $1.malformedMessages }
+        guard malformed > 0 else { return }
+        TraceBenchmark.log("warning: \(name): clients received \(malformed) messages they could not decode")
+        self["malformed_messages"] = BenchRecord.int(malformed)
+    }
+}
+
 extension ClientFleet {
     /// Opens `count` clients of an edit load (client `i` on `document(i)`) that report
     /// the markers they receive to `book`. Every one must sync: a load with clients

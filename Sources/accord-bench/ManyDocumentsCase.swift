@@ -44,6 +44,7 @@ struct ManyDocumentsCase: LoadCase {
             record.setDeliveries(book, expected: expected)
             record.setBytes("rss_bytes", rss)
             record["duration_s"] = BenchRecord.int(seconds)
+            record.setMalformed(all, case: name)
             return record
         }
     }

@@ -67,7 +67,9 @@ struct ServerBenchmark: Sendable {
             for kind in targets {
                 TraceBenchmark.log("\(loadCase.name) on \(kind.rawValue)")
                 do {
-                    let record = try await loadCase.run(on: server(kind), in: environment)
+                    let cpuBefore = ProcessCPU.seconds()
+                    var record = try await loadCase.run(on: server(kind), in: environment)
+                    record["client_cpu_s"] = BenchRecord.rounded(ProcessCPU.seconds() - cpuBefore)
                     record.emit()
                     records[kind] = record
                 } catch {

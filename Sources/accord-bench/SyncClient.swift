@@ -23,6 +23,8 @@ final class SyncClient: @unchecked Sendable {
     private var receivedAt = ContinuousClock.now
     private var subscriptions: [Subscription] = []
     private var syncedAt: ContinuousClock.Instant?
+    private var syncWaiter: CheckedContinuation<Bool, Never>?
+    private var syncWaitExpired = false
     private var closeCode: UInt16?
     private var malformed = 0
 
@@ -60,6 +62,37 @@ final class SyncClient: @unchecked Sendable {
         }
     }
 
+    /// Suspends until the server's step 2 has been applied (true) or `timeout` passed
+    /// (false). One waiter at a time. Woken by the service thread, not by polling: ten
+    /// thousand clients syncing would otherwise keep the concurrency pool busy checking.
+    func waitSynced(timeout: Duration) async -> Bool {
+        lock.withLock { syncWaitExpired = false }
+        let expiry = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
+            self?.endSyncWait(false)
+        }
+        defer { expiry.cancel() }
+        return await withCheckedContinuation { continuation in
+            let ready: Bool? = lock.withLock {
+                if syncedAt != nil { return true }
+                if syncWaitExpired { return false }
+                syncWaiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    private func endSyncWait(_ synced: Bool) {
+        let waiter = lock.withLock { () -> CheckedContinuation<Bool, Never>? in
+            if !synced { syncWaitExpired = true }
+            defer { syncWaiter = nil }
+            return syncWaiter
+        }
+        waiter?.resume(returning: synced)
+    }
+
     /// When the server's step 2 had been applied (nil until then).
     var synced: ContinuousClock.Instant? { lock.withLock { syncedAt } }
     /// The close code once the connection ended.
@@ -90,17 +123,21 @@ final class SyncClient: @unchecked Sendable {
     /// Service thread.
     private func handle(_ event: WebSocketClient.Event) {
         let now = ContinuousClock.now
-        lock.withLock {
+        let justSynced = lock.withLock { () -> Bool in
             switch event {
             case .message(let bytes):
                 receivedAt = now
+                let before = syncedAt
                 receive(bytes)
+                return before == nil && syncedAt != nil
             case .pong:
-                break
+                return false
             case .closed(let code, _):
                 closeCode = code
+                return false
             }
         }
+        if justSynced { endSyncWait(true) }
     }
 
     private func receive(_ bytes: [UInt8]) {
