@@ -75,6 +75,7 @@ final class ServerProcess: @unchecked Sendable {
             }
         }
         lock.withLock { outputEnded = true }
+        try? log.close()  // only this thread writes to it
     }
 
     /// Waits until `match` accepts one of the stdout lines (already printed or still to
