@@ -21,6 +21,7 @@ struct ColdOpenCase: LoadCase {
         let uploader = try await server.launch(dataDirectory: files.data, logPath: files.log + ".upload")
         do {
             try await upload(update, length: length, to: uploader)
+            try uploader.process.checkAlive()
             await uploader.stop()
         } catch {
             await uploader.stop()
@@ -34,6 +35,7 @@ struct ColdOpenCase: LoadCase {
             do {
                 times.append(try await timeSync(running, length: length))
                 if let rss = running.residentBytes() { residents.append(Double(rss)) }
+                try running.process.checkAlive()
                 await running.stop()
             } catch {
                 await running.stop()

@@ -36,6 +36,7 @@ extension LoadCase {
         let running = try await server.launch(dataDirectory: files.data, logPath: files.log)
         do {
             let result = try await body(running)
+            try running.process.checkAlive()
             await running.stop()
             return result
         } catch {

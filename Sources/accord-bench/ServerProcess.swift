@@ -97,6 +97,13 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
+    /// Throws when the server is no longer running (it crashed or exited during a case:
+    /// whatever the case measured is then not a figure of the server).
+    func checkAlive() throws(BenchFailure) {
+        guard !process.isRunning else { return }
+        throw BenchFailure("\(command) exited during the case\(exitDescription)\n\(logTail())")
+    }
+
     private var exitDescription: String {
         process.isRunning ? "" : " (exit status \(process.terminationStatus))"
     }
