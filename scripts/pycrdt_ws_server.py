@@ -66,6 +66,18 @@ class PersistentServer(WebsocketServer):
         self.store_class = type("RoomStore", (CountingStore,), {"db_path": store_path})
         self.loaded: dict[str, asyncio.Event] = {}
 
+    async def create_store(self) -> None:
+        """Creates the database before the first room opens. Each room's store checks for
+        the file and creates the tables if missing, each under its own lock: rooms opened
+        at the same moment on a new database raced (duplicate CREATE TABLE, or a store
+        reading a half-made schema and renaming the database away as a version mismatch)."""
+        assert self._task_group is not None
+        bootstrap = self.store_class(path="", log=self.log)
+        await self._task_group.start(bootstrap.start)
+        assert bootstrap.db_initialized is not None
+        await bootstrap.db_initialized.wait()
+        await bootstrap.stop()
+
     async def get_room(self, name: str) -> YRoom:
         if name in self.rooms:
             await self.loaded[name].wait()
@@ -148,6 +160,8 @@ async def main(args: argparse.Namespace) -> int:
     config.errorlog = log
 
     async with websocket_server:
+        if isinstance(websocket_server, PersistentServer):
+            await websocket_server.create_store()
         server = asyncio.create_task(serve(ASGIServer(websocket_server), config, shutdown_trigger=stop.wait))
         print(f"listening {sock.getsockname()[1]}", flush=True)
         await server

@@ -1,9 +1,3 @@
-/// Commands from any thread to a client's service thread.
-enum ClientCommand: Sendable {
-    case send(OutgoingFrame)
-    case close(code: UInt16, reason: String)
-}
-
 /// A WebSocket client over libwebsockets (Foundation's URLSessionWebSocketTask does not
 /// work on Linux). Each client has its own lws context and service thread, which ends
 /// when the connection closes.
@@ -73,32 +67,5 @@ public final class WebSocketClient: Sendable {
     /// Waits (without blocking a thread) until the service thread has ended.
     public func waitUntilStopped() async {
         await thread.waitUntilFinished()
-    }
-}
-
-/// The outcome of the opening handshake, set once by the service thread and awaited by
-/// `connect`.
-final class Handshake: Sendable {
-    private let state = Locked<(result: Result<Void, NetError>?, waiter: CheckedContinuation<Result<Void, NetError>, Never>?)>((nil, nil))
-
-    func finish(_ result: Result<Void, NetError>) {
-        let waiter = state.withLock { state -> CheckedContinuation<Result<Void, NetError>, Never>? in
-            guard state.result == nil else { return nil }
-            state.result = result
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: result)
-    }
-
-    func result() async -> Result<Void, NetError> {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Result<Void, NetError>? in
-                if let result = state.result { return result }
-                state.waiter = continuation
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
     }
 }

@@ -21,6 +21,28 @@ enum BenchCommand {
               load_log_only, compact, blob_write, blob_read, file_copy (with mb_per_s;
               a 100 MB blob unless --blob-mb).
 
+          accord-bench server [--target accord|pycrdt|both] [--quick] [--only a,b] [options]
+              Load on a sync server started as a subprocess, driven over the y-websocket
+              protocol by clients on one WebSocketClientPool; run from the repository root.
+              Cases: idle_connections (connections held, server RSS), fanout (one typist,
+              many readers: msgs_per_s, p50_ms, p99_ms), many_documents (clients over many
+              documents, one update a second each), cold_open (sync time of a restarted
+              server on the automerge-paper document). Accord is `accord serve --dev`
+              (records named as the cases), pycrdt scripts/pycrdt_ws_server.py (names with
+              _pycrdt); with both, `<case>_ratio` lines give accord / pycrdt per figure.
+              rss_bytes is the server's VmRSS; client_cpu_s is the CPU accord-bench itself
+              used during the case (it shares the machine with the server).
+              --quick scales down (500 idle, 20 fanout clients, 100 clients over 10
+              documents, 3 s loads, one cold-open sample) for smoke runs.
+
+        Options of server:
+          --accord PATH          the accord binary (default: next to accord-bench)
+          --python PATH          python with pycrdt-websocket (default .venv/bin/python)
+          --pycrdt-server PATH   default scripts/pycrdt_ws_server.py
+          --trace PATH           default ../shared/traces/automerge-paper.json.gz
+          --idle-connections N   connections of idle_connections (default 10000)
+          --seconds N            length of the fanout and many_documents loads (default 10)
+
         Options of trace:
           --samples N            timed runs of the replay-type measurements (default 5)
           --fast-samples N       timed runs of encode_v1 and load_v1 (default 20)
@@ -58,6 +80,8 @@ enum BenchCommand {
         case "store":
             try parseStore(rest).run()
             return 0
+        case "server":
+            return try ServerBenchmark.parse(rest).run()
         case "_resident":
             // Child process of resident_doc: _resident <update file> <expected UTF-16 length>.
             #if os(Linux)

@@ -19,6 +19,12 @@ struct BenchRecord {
         if timing.warmup > 0 { fields["warmup_ms"] = Self.rounded(timing.warmup) }
     }
 
+    /// A record without timing samples (the load cases of `accord-bench server`), whose
+    /// figures are set by key.
+    init(name: String, engine: String) {
+        fields = OrderedObject([("name", .string(name)), ("engine", .string(engine))])
+    }
+
     subscript(key: String) -> AnyValue? {
         get { fields[key] }
         set { fields[key] = newValue }

@@ -100,6 +100,29 @@ func connectTCP(_ address: String, _ port: Int) throws -> Int32 {
     return fd
 }
 
+/// A TCP socket bound to 127.0.0.1 on a port the kernel picks. Listening, it accepts
+/// connections in the kernel (from the backlog) and then never answers; not listening,
+/// connections to its port are refused.
+func boundSocket(listening: Bool) throws -> (fd: Int32, port: Int) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw SocketError(description: "socket: errno \(errno)") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            bind(fd, pointer, length) == 0 && (!listening || listen(fd, 16) == 0) && getsockname(fd, pointer, &length) == 0
+        }
+    }
+    guard bound else {
+        close(fd)
+        throw SocketError(description: "bind/listen: errno \(errno)")
+    }
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
+}
+
 struct RawHTTPResponse: Sendable {
     var status: Int
     var headers: [String: String]

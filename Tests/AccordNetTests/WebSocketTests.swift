@@ -242,9 +242,10 @@ struct WebSocketTests {
     }
 
     @Test func connectToClosedPortFails() async throws {
-        let server = try WebSocketServer(.init())
-        let port = server.port
-        await server.stop()
+        // Held by a socket that does not listen, so no server of a test running in
+        // parallel can take the port (a stopped server's port could be reused at once).
+        let (holder, port) = try boundSocket(listening: false)
+        defer { close(holder) }
         await #expect(throws: NetError.self) {
             _ = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/")
         }

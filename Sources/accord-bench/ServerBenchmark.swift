@@ -1,0 +1,143 @@
+import AccordCRDT
+import Foundation
+
+/// `accord-bench server`: load on a running sync server, driven through one
+/// `WebSocketClientPool`, against Accord (`accord serve`) and the pycrdt-websocket
+/// reference (scripts/pycrdt_ws_server.py). Each case runs once per target on a freshly
+/// started server; a ratio line follows when both ran.
+struct ServerBenchmark: Sendable {
+    var targets: [ServerUnderTest.Kind] = [.accord, .pycrdt]
+    var quick = false
+    var only: Set<String>?
+    var accordBinary = ServerBenchmark.siblingExecutable("accord")
+    var python = ".venv/bin/python"
+    var pycrdtScript = "scripts/pycrdt_ws_server.py"
+    var tracePath = "../shared/traces/automerge-paper.json.gz"
+    var idleConnections: Int?
+    var seconds: Int?
+
+    static let names = ["idle_connections", "fanout", "many_documents", "cold_open"]
+
+    /// The cases at full scale, or at `--quick` scale for smoke runs.
+    var cases: [any LoadCase] {
+        let duration = Duration.seconds(seconds ?? (quick ? 3 : 10))
+        let all: [any LoadCase] = [
+            IdleConnectionsCase(connections: idleConnections ?? (quick ? 500 : 10_000), idleTime: .seconds(quick ? 1 : 3)),
+            FanoutCase(clients: quick ? 20 : 100, duration: duration),
+            ManyDocumentsCase(clients: quick ? 100 : 1000, documents: quick ? 10 : 100, duration: duration),
+            ColdOpenCase(tracePath: tracePath, samples: quick ? 1 : 3),
+        ]
+        return all.filter { only?.contains($0.name) ?? true }
+    }
+
+    func server(_ kind: ServerUnderTest.Kind) -> ServerUnderTest {
+        switch kind {
+        case .accord: .accord(binary: accordBinary)
+        case .pycrdt: .pycrdt(python: python, script: pycrdtScript)
+        }
+    }
+
+    /// Runs every case on every target, printing records as they come. Returns the exit
+    /// status: 1 if any run failed (the others still ran and printed).
+    func run() -> Int32 {
+        #if DEBUG
+        TraceBenchmark.log("warning: debug build; measure with 'swift build -c release --product accord-bench'")
+        #endif
+        let limit = FileLimit.raiseToHard()
+        TraceBenchmark.log("open-file limit \(limit) (client pool and servers)")
+        let box = StatusBox()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            box.status = await runCases()
+            done.signal()
+        }
+        // The main thread only waits: the cases run on the concurrency pool, the client
+        // pool on its own service thread.
+        done.wait()
+        return box.status
+    }
+
+    private func runCases() async -> Int32 {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("accord-bench-server-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let environment = LoadEnvironment(workDirectory: work)
+        var status: Int32 = 0
+        for loadCase in cases {
+            var records: [ServerUnderTest.Kind: BenchRecord] = [:]
+            for kind in targets {
+                TraceBenchmark.log("\(loadCase.name) on \(kind.rawValue)")
+                do {
+                    let cpuBefore = ProcessCPU.seconds()
+                    var record = try await loadCase.run(on: server(kind), in: environment)
+                    record["client_cpu_s"] = BenchRecord.rounded(ProcessCPU.seconds() - cpuBefore)
+                    record.emit()
+                    records[kind] = record
+                } catch {
+                    TraceBenchmark.log("error: \(loadCase.name) on \(kind.rawValue): \(error)")
+                    status = 1
+                }
+            }
+            if let accord = records[.accord], let pycrdt = records[.pycrdt] {
+                BenchRecord.ratio(case: loadCase.name, accord: accord, other: pycrdt, otherEngine: "pycrdt").emit()
+            }
+        }
+        return status
+    }
+
+    /// `name` in the directory of this executable (swift build puts products together).
+    static func siblingExecutable(_ name: String) -> String {
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return ((me as NSString).deletingLastPathComponent as NSString).appendingPathComponent(name)
+    }
+
+    static func parse(_ args: [String]) throws(BenchFailure) -> ServerBenchmark {
+        var bench = ServerBenchmark()
+        var i = 0
+        func value(_ option: String) throws(BenchFailure) -> String {
+            i += 1
+            guard i < args.count else { throw BenchFailure.usage("\(option) needs a value") }
+            return args[i]
+        }
+        func count(_ option: String) throws(BenchFailure) -> Int {
+            let text = try value(option)
+            guard let n = Int(text), n >= 1 else { throw BenchFailure.usage("\(option) needs a whole number >= 1, not '\(text)'") }
+            return n
+        }
+        while i < args.count {
+            let arg = args[i]
+            switch arg {
+            case "--target":
+                let target = try value(arg)
+                switch target {
+                case "both": bench.targets = [.accord, .pycrdt]
+                case "accord": bench.targets = [.accord]
+                case "pycrdt": bench.targets = [.pycrdt]
+                default: throw BenchFailure.usage("--target is accord, pycrdt or both, not '\(target)'")
+                }
+            case "--quick": bench.quick = true
+            case "--only":
+                let names = Set(try value(arg).split(separator: ",").map(String.init))
+                let unknown = names.subtracting(names.intersection(Self.names))
+                guard unknown.isEmpty else {
+                    throw BenchFailure.usage("unknown case(s) \(unknown.sorted().joined(separator: ", "))")
+                }
+                bench.only = names
+            case "--accord": bench.accordBinary = try value(arg)
+            case "--python": bench.python = try value(arg)
+            case "--pycrdt-server": bench.pycrdtScript = try value(arg)
+            case "--trace": bench.tracePath = try value(arg)
+            case "--idle-connections": bench.idleConnections = try count(arg)
+            case "--seconds": bench.seconds = try count(arg)
+            default: throw BenchFailure.usage("unknown option '\(arg)'")
+            }
+            i += 1
+        }
+        return bench
+    }
+}
+
+/// The exit status, handed from the task that runs the cases to the waiting main thread
+/// (the semaphore orders the write before the read).
+private final class StatusBox: @unchecked Sendable {
+    var status: Int32 = 1
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// A y-websocket sync server the load cases run against: how to start it on a port of
+/// the kernel's choosing with its data in a given directory, and the URL of a room.
+/// Each launch is a fresh process, so a case can restart the server to measure a cold
+/// start on the same data.
+struct ServerUnderTest: Sendable {
+    enum Kind: String, Sendable, CaseIterable {
+        case accord, pycrdt
+    }
+
+    let kind: Kind
+    /// The executable and its arguments before the per-launch ones.
+    let command: [String]
+
+    /// `accord serve --dev` (the `accord` binary next to `accord-bench` unless given).
+    /// It prints `listening <port>` and `dev token: <token>`; rooms are
+    /// `/v1/sync/<doc>?token=<token>`.
+    static func accord(binary: String) -> ServerUnderTest {
+        ServerUnderTest(kind: .accord, command: [binary, "serve", "--dev", "--host", "127.0.0.1", "--port", "0"])
+    }
+
+    /// scripts/pycrdt_ws_server.py (pycrdt-websocket behind Hypercorn) with its SQLite
+    /// store, so it persists like Accord does. It prints `listening <port>`; rooms are
+    /// `/<doc>`.
+    static func pycrdt(python: String, script: String) -> ServerUnderTest {
+        ServerUnderTest(kind: .pycrdt, command: [python, script, "--host", "127.0.0.1", "--port", "0"])
+    }
+
+    /// Appended to every record name: the Accord records keep the case names.
+    var nameSuffix: String { kind == .accord ? "" : "_\(kind.rawValue)" }
+
+    /// Starts the server with its data in `dataDirectory` and waits for its startup lines.
+    func launch(dataDirectory: String, logPath: String) async throws(BenchFailure) -> RunningServer {
+        let dataArguments = kind == .accord ? ["--data", dataDirectory] : ["--store", dataDirectory]
+        let process = try ServerProcess(
+            executable: command[0], arguments: Array(command.dropFirst()) + dataArguments, logPath: logPath)
+        do throws(BenchFailure) {
+            let port = try await process.waitForLine("'listening <port>'") { line -> Int? in
+                guard line.hasPrefix("listening ") else { return nil }
+                return Int(line.dropFirst("listening ".count).trimmingCharacters(in: .whitespaces))
+            }
+            var token: String?
+            if kind == .accord {
+                token = try await process.waitForLine("'dev token: <token>'") { line -> String? in
+                    guard line.hasPrefix("dev token: ") else { return nil }
+                    return line.dropFirst("dev token: ".count).trimmingCharacters(in: .whitespaces)
+                }
+            }
+            return RunningServer(kind: kind, process: process, port: port, token: token)
+        } catch {
+            await process.stop()
+            throw error
+        }
+    }
+}
+
+/// A launched server: its process, port and room URLs.
+struct RunningServer: Sendable {
+    let kind: ServerUnderTest.Kind
+    let process: ServerProcess
+    let port: Int
+    let token: String?
+
+    /// The y-websocket URL of document `document` (plain names: letters, digits, `-`).
+    func roomURL(_ document: String) -> String {
+        switch kind {
+        case .accord:
+            let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+            let query = token.map { "?token=" + ($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0) } ?? ""
+            return "ws://127.0.0.1:\(port)/v1/sync/\(document)\(query)"
+        case .pycrdt:
+            return "ws://127.0.0.1:\(port)/\(document)"
+        }
+    }
+
+    func residentBytes() -> Int? { process.residentBytes() }
+
+    func stop() async { await process.stop() }
+}
