@@ -12,6 +12,9 @@
 #   LORO_SAMPLES    replay samples for loro (default 5)
 #   BENCH_STORE     1 (default) also runs `accord-bench store` on automerge-paper in
 #                   .build/bench/store (the document and blob stores; Accord only)
+#   BENCH_SERVER    1 (default) also runs `accord-bench server --target both`: accord serve
+#                   and the pycrdt-websocket server under the same load (a few minutes);
+#                   BENCH_SERVER_ARGS adds options (e.g. --quick)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -67,4 +70,12 @@ if has accord && [[ "${BENCH_STORE:-1}" == 1 ]]; then
 fi
 
 "$PY" scripts/bench_table.py table "$RESULTS" | tee "$OUT/results.md"
+
+if has accord && [[ "${BENCH_SERVER:-1}" == 1 ]]; then
+    echo "bench.sh: swift build -c release --product accord (the server under test)" >&2
+    swift build -c release --product accord >&2 || die "could not build accord"
+    echo "bench.sh: accord-bench server --target both ${BENCH_SERVER_ARGS:-}" >&2
+    "$BIN" server --target both ${BENCH_SERVER_ARGS:-} >"$OUT/server.jsonl" || die "accord-bench server failed"
+    "$PY" scripts/bench_table.py server-table "$OUT/server.jsonl" | tee -a "$OUT/results.md"
+fi
 echo "bench.sh: results in ${RESULTS#$ROOT/} and ${OUT#$ROOT/}/results.md" >&2

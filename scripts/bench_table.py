@@ -138,6 +138,42 @@ def table(path: str) -> int:
     return 0
 
 
+SERVER_METRICS = ["connections", "rss_bytes", "msgs_per_s", "p50_ms", "p99_ms", "median_ms"]
+
+
+def server_table(path: str) -> int:
+    """The `accord-bench server` lines: per case, Accord's figure beside pycrdt-websocket's."""
+    cases: "OrderedDict[str, dict]" = OrderedDict()  # case -> engine -> rec
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            rec = json.loads(line)
+            name = rec["name"]
+            if name.endswith("_ratio"):
+                continue
+            base = name[: -len("_pycrdt")] if name.endswith("_pycrdt") else name
+            cases.setdefault(base, {})[rec.get("engine", "?")] = rec
+    if not cases:
+        print(f"bench_table: {path} has no server results", file=sys.stderr)
+        return 1
+    print("### server (accord serve vs pycrdt-websocket)\n")
+    print("| case | figure | accord | pycrdt | accord/pycrdt |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    for case, by_engine in cases.items():
+        acc, ref = by_engine.get("accord", {}), by_engine.get("pycrdt", {})
+        for m in SERVER_METRICS:
+            if m not in acc and m not in ref:
+                continue
+            fmt = fmt_bytes if m == "rss_bytes" else (lambda v: "—" if v is None else f"{v:,.4g}")
+            a, r = acc.get(m), ref.get(m)
+            ratio = f"{a / r:.2f}" if isinstance(a, (int, float)) and isinstance(r, (int, float)) and r else "—"
+            print(f"| {case} | {m} | {fmt(a)} | {fmt(r)} | {ratio} |")
+    print()
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description="benchmark JSON-lines helpers")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -146,9 +182,13 @@ def main() -> int:
     a.add_argument("--trace", required=True)
     t = sub.add_parser("table")
     t.add_argument("results")
+    st = sub.add_parser("server-table")
+    st.add_argument("results")
     args = ap.parse_args()
     if args.cmd == "annotate":
         return annotate(args.engine, args.trace)
+    if args.cmd == "server-table":
+        return server_table(args.results)
     return table(args.results)
 
 
