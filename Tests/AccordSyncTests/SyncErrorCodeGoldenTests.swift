@@ -13,6 +13,7 @@ import AccordServer
     @Test func writeRefusalsAreTheServersCodes() {
         #expect(WriteRefusal.permissionDenied == ErrorCode.permissionDenied)
         #expect(WriteRefusal.documentTooLarge == ErrorCode.documentTooLarge)
+        #expect(WriteRefusal.messageTooLarge == ErrorCode.messageTooLarge)
         #expect(WriteRefusal.codes == [.permissionDenied, .documentTooLarge])
     }
 }

@@ -36,8 +36,9 @@ public enum DocumentSyncEvent: Hashable, Sendable {
     /// The handshake went unanswered for the budget (`NETWORK_TIMEOUT`); repeated on each
     /// timeout while behind, and the machine has already retried.
     case syncError(AccordError)
-    /// The server refused this document's writes (`PERMISSION_DENIED`, `DOCUMENT_TOO_LARGE`).
-    /// The document is parked: its local updates are no longer sent.
+    /// The server refused this document's writes (`PERMISSION_DENIED`, `DOCUMENT_TOO_LARGE`),
+    /// or an update exceeds the server's frame limit (`MESSAGE_TOO_LARGE`, found before
+    /// sending). The document is parked: its local updates are no longer sent.
     case writeRejected(AccordError)
     /// Any other coded error the server sent about this document.
     case serverError(AccordError)

@@ -10,7 +10,7 @@ public import AccordStore
 /// sequence, so the server's cumulative ack becomes ``DocumentSyncAction/acknowledge(through:)``
 /// unchanged. The store, not the machine, is the source of truth for what is
 /// unacknowledged: the driver reads `DocumentStore.unacknowledgedUpdates(_:)` at every
-/// (re)connect and hands it to ``connectionReady(unacknowledged:now:)``, so updates
+/// (re)connect and hands it to ``connectionReady(_:unacknowledged:now:)``, so updates
 /// that survived an app kill are resent, and acks make them exactly once in effect.
 ///
 /// What each ``SyncMode`` sends and accepts is in its table. A document that is
@@ -32,6 +32,8 @@ public struct DocumentSyncMachine: Sendable {
     public internal(set) var parked: AccordError?
     /// The highest sequence the server acknowledged, as far as this machine knows.
     public internal(set) var acknowledged: UInt64
+    /// The server's frame limit from its hello; nil while offline.
+    public private(set) var maxFrameBytes: UInt64?
 
     /// Unacknowledged local updates, ascending by sequence.
     var outbox: [OutboundUpdate] = []
@@ -73,13 +75,16 @@ public struct DocumentSyncMachine: Sendable {
 
     // MARK: Connection
 
-    /// The connection is ready (the server's hello arrived; the heartbeat and limits it
-    /// carries belong to the connection, see ``HeartbeatMonitor``). `unacknowledged` is
-    /// what the store holds unacknowledged right now.
-    public mutating func connectionReady(unacknowledged: [OutboundUpdate], now: UInt64) -> [DocumentSyncAction] {
+    /// The connection is ready: the server's `hello` arrived (its frame limit is kept;
+    /// its heartbeat belongs to the connection, see ``HeartbeatMonitor``).
+    /// `unacknowledged` is what the store holds unacknowledged right now.
+    public mutating func connectionReady(
+        _ hello: ServerHello, unacknowledged: [OutboundUpdate], now: UInt64
+    ) -> [DocumentSyncAction] {
         guard !localOnly else { return [] }
         resetConnectionState()
         isConnected = true
+        maxFrameBytes = hello.maxFrameBytes
         // Updates the machine heard of after the driver read the store are kept.
         let stored = unacknowledged.filter { $0.sequence > acknowledged }
         let newest = stored.last?.sequence ?? acknowledged
@@ -182,10 +187,22 @@ public struct DocumentSyncMachine: Sendable {
         return actions + sendUnsent() + settle(now: now)
     }
 
+    /// Sends the unsent part of the outbox. An update larger than the server's frame
+    /// limit parks the document instead: the server would drop it unread with a
+    /// connection-wide error, it would never be acked, and every retry would resend it.
     private mutating func sendUnsent() -> [DocumentSyncAction] {
         guard parked == nil else { return [] }
         var actions: [DocumentSyncAction] = []
         for update in outbox where update.sequence > sentThrough {
+            let size = update.multiplexedSize(document: id)
+            if let limit = maxFrameBytes, size > limit {
+                let error = AccordError(
+                    WriteRefusal.messageTooLarge,
+                    "update \(update.sequence) of document \(id) takes \(size) bytes; the server accepts \(limit)",
+                    details: ["document": id.rawValue, "limit": String(limit), "sequence": String(update.sequence)])
+                parked = error
+                return actions + [.emit(.writeRejected(error))]
+            }
             // The id is a valid DocumentID, the only thing encoding checks, so it cannot fail.
             guard let frame = try? AccordMessage.update(
                 documentID: id.rawValue, sequence: update.sequence, bytes: update.bytes
@@ -229,6 +246,7 @@ public struct DocumentSyncMachine: Sendable {
         deadline = nil
         nextPoll = nil
         scheduled = nil
+        maxFrameBytes = nil
         sentThrough = acknowledged
     }
 

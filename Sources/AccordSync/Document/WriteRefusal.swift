@@ -12,6 +12,11 @@ public enum WriteRefusal {
     /// The update would take the stored document past the server's size limit.
     public static let documentTooLarge = ErrorCode(rawValue: "DOCUMENT_TOO_LARGE")
 
+    /// A local update larger than the server's frame limit (its hello): refused by the
+    /// client before sending, since the server would drop it unread.
+    public static let messageTooLarge = ErrorCode(rawValue: "MESSAGE_TOO_LARGE")
+
+    /// The codes that, in an `error` naming a document, refuse its writes.
     public static let codes: Set<ErrorCode> = [permissionDenied, documentTooLarge]
 
     /// Whether an error from the server refuses this document's writes.

@@ -36,8 +36,22 @@ final class RoomLink {
     /// Frames in flight: to the room (from a connection) or to a client.
     private var inFlight: [(toRoom: Bool, connection: ConnectionID, frame: ProtocolFrame)] = []
 
-    init(maxDocumentBytes: Int = 1 << 20) {
+    let limits: Session.Limits
+
+    init(maxDocumentBytes: Int = 1 << 20, limits: Session.Limits = Session.Limits()) {
         room = Room(id: SyncFixture.id, doc: Doc(clientID: 1), storedBytes: 0, maxDocumentBytes: maxDocumentBytes, now: 0)
+        self.limits = limits
+    }
+
+    /// The hello a real server `Session` opens a `/v1/sync` connection with, decoded as
+    /// the client driver would.
+    func hello() throws -> ServerHello {
+        var session = Session(endpoint: .multiplexed, limits: limits, now: now)
+        guard case .send(let bytes)? = session.opened(user: .success("u")).first,
+              let message = try MultiplexedFrame.decode(bytes).accordMessage,
+              let hello = ServerHello(message)
+        else { throw AccordError(.malformedMessage, "the session opened without a hello") }
+        return hello
     }
 
     /// A client with its own store and the document open in it.
@@ -62,7 +76,7 @@ final class RoomLink {
         for action in room.join(client.connection, user: "u\(client.connection)", canWrite: canWrite) {
             serve(action)
         }
-        try perform(client.machine.connectionReady(unacknowledged: unacknowledged, now: now), for: client)
+        try perform(client.machine.connectionReady(try hello(), unacknowledged: unacknowledged, now: now), for: client)
         try run()
     }
 

@@ -1,6 +1,7 @@
 import Testing
 import AccordCRDT
 import AccordStore
+import AccordServer
 @testable import AccordSync
 
 /// Clients wired to a real server `Room` in memory (see ``RoomLink``).
@@ -96,6 +97,18 @@ import AccordStore
         guard case .writeRejected(let error)? = writer.events.last else { Issue.record("\(writer.events)"); return }
         #expect(error.code == WriteRefusal.documentTooLarge)
         #expect(try serverText(link) == "")
+        #expect(try writer.store.hasUnacknowledgedWrites(SyncFixture.id))
+    }
+
+    @Test func anUpdateOverTheHelloFrameLimitIsNeverSent() throws {
+        let link = RoomLink(limits: Session.Limits(maxFrameBytes: 200))
+        let writer = try link.makeClient(connection: 1, clientID: 10)
+        try link.connect(writer, canWrite: true)
+        try link.edit(writer, "short ")
+        try link.edit(writer, String(repeating: "y", count: 500))
+        guard case .writeRejected(let error)? = writer.events.last else { Issue.record("\(writer.events)"); return }
+        #expect(error.code == WriteRefusal.messageTooLarge)
+        #expect(try serverText(link) == "short ")
         #expect(try writer.store.hasUnacknowledgedWrites(SyncFixture.id))
     }
 }

@@ -9,7 +9,7 @@ import AccordStore
 
     @Test func pushOnlySendsButNeverPulls() throws {
         var machine = DocumentSyncMachine(id: F.id, mode: .realtimePushOnly)
-        let ready = machine.connectionReady(unacknowledged: [F.update(1)], now: 0)
+        let ready = machine.connectionReady(F.hello, unacknowledged: [F.update(1)], now: 0)
         #expect(!F.sendsStepOne(ready))
         #expect(F.sentSequences(ready) == [1])
         #expect(F.sentSequences(machine.localUpdateAppended(F.update(2), now: 1)) == [2])
@@ -23,7 +23,7 @@ import AccordStore
 
     @Test func syncOffKeepsTheConnectionAndExchangesNothing() throws {
         var machine = DocumentSyncMachine(id: F.id, mode: .realtimeSyncOff)
-        var all = machine.connectionReady(unacknowledged: [F.update(1)], now: 0)
+        var all = machine.connectionReady(F.hello, unacknowledged: [F.update(1)], now: 0)
         all += machine.localUpdateAppended(F.update(2), now: 1)
         all += machine.received(.sync(.step1(stateVector: [0])), now: 2)
         all += machine.received(.sync(.update([5])), now: 2)
@@ -37,7 +37,7 @@ import AccordStore
 
     @Test func manualSendsNothingUntilSyncIsRequested() throws {
         var machine = DocumentSyncMachine(id: F.id, mode: .manual)
-        var quiet = machine.connectionReady(unacknowledged: [F.update(1)], now: 0)
+        var quiet = machine.connectionReady(F.hello, unacknowledged: [F.update(1)], now: 0)
         quiet += machine.localUpdateAppended(F.update(2), now: 1)
         quiet += machine.received(.sync(.update([5])), now: 2)
         quiet += machine.tick(now: 60_000)
@@ -54,17 +54,17 @@ import AccordStore
     @Test func manualSyncRequestedOfflineRunsOnConnect() {
         var machine = DocumentSyncMachine(id: F.id, mode: .manual)
         #expect(machine.syncRequested(now: 0).isEmpty)
-        let ready = machine.connectionReady(unacknowledged: [F.update(1)], now: 5)
+        let ready = machine.connectionReady(F.hello, unacknowledged: [F.update(1)], now: 5)
         #expect(F.sendsStepOne(ready))
         #expect(F.sentSequences(ready) == [1])
         // Only once: the next connection is quiet again.
         _ = machine.connectionLost()
-        #expect(machine.connectionReady(unacknowledged: [F.update(1)], now: 9).isEmpty)
+        #expect(machine.connectionReady(F.hello, unacknowledged: [F.update(1)], now: 9).isEmpty)
     }
 
     @Test func pollingRunsARoundEveryIntervalWithoutALiveStream() throws {
         var machine = DocumentSyncMachine(id: F.id, mode: .polling(interval: 500))
-        let ready = machine.connectionReady(unacknowledged: [], now: 0)
+        let ready = machine.connectionReady(F.hello, unacknowledged: [], now: 0)
         #expect(F.sendsStepOne(ready))
         #expect(ready.last == .scheduleTick(at: 500))
         _ = machine.received(.sync(.step2(update: [0, 0])), now: 10)
@@ -82,7 +82,7 @@ import AccordStore
 
     @Test func changingModeStartsTheNewModeAtOnce() throws {
         var machine = DocumentSyncMachine(id: F.id, mode: .manual)
-        _ = machine.connectionReady(unacknowledged: [F.update(1)], now: 0)
+        _ = machine.connectionReady(F.hello, unacknowledged: [F.update(1)], now: 0)
         #expect(machine.setMode(.manual, now: 1).isEmpty)
         let live = machine.setMode(.realtime, now: 2)
         #expect(F.sendsStepOne(live))

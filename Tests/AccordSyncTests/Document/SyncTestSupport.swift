@@ -5,6 +5,7 @@ import AccordStore
 /// Frames and updates the sync tests build, and ways to read actions.
 enum SyncFixture {
     static let id: DocumentID = "notes"
+    static let hello = ServerHello(serverVersion: "test", maxFrameBytes: 1 << 20, heartbeatSeconds: 20)
 
     static func update(_ sequence: UInt64, _ bytes: [UInt8] = [1, 2, 3]) -> OutboundUpdate {
         OutboundUpdate(sequence: sequence, bytes: bytes + [UInt8(truncatingIfNeeded: sequence)])
