@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "AccordTesting", targets: ["AccordTesting"]),
         .library(name: "AccordNet", targets: ["AccordNet"]),
         .library(name: "AccordServer", targets: ["AccordServer"]),
+        .library(name: "AccordSync", targets: ["AccordSync"]),
         .executable(name: "accord", targets: ["accord"]),
         .executable(name: "accord-bench", targets: ["accord-bench"]),
     ],
@@ -49,6 +50,10 @@ let package = Package(
             name: "AccordServer", dependencies: ["AccordCRDT", "AccordStore", "AccordNet", "CSodium"],
             swiftSettings: swiftSettings
         ),
+        // The client sync engine. This layer is pure state machines (per-document sync, sync
+        // modes, reconnect backoff, heartbeats, network mode): events in, actions out, time
+        // passed in. The actor that performs their actions over AccordNet comes next.
+        .target(name: "AccordSync", dependencies: ["AccordCRDT", "AccordStore"], swiftSettings: swiftSettings),
         // Test support that apps can use too: seeded randomness, replica simulation.
         .target(name: "AccordTesting", dependencies: ["AccordCRDT", "AccordStore"], swiftSettings: swiftSettings),
         // Command line: `accord yjs merge|inspect`, `accord serve`, `accord token`.
@@ -79,6 +84,13 @@ let package = Package(
         .testTarget(
             name: "AccordServerTests",
             dependencies: ["AccordServer", "AccordStore", "AccordNet", "AccordCRDT", "AccordTesting", "accord"],
+            swiftSettings: swiftSettings
+        ),
+        // The sync machines driven by events and a manual clock, and wired in memory to a
+        // real server `Room` and a real (in-memory) `DocumentStore`.
+        .testTarget(
+            name: "AccordSyncTests",
+            dependencies: ["AccordSync", "AccordCRDT", "AccordStore", "AccordServer", "AccordTesting"],
             swiftSettings: swiftSettings
         ),
         // Runs the built `accord` binary as a subprocess. `swift build --build-tests` and

@@ -1,0 +1,10 @@
+public import AccordCRDT
+
+extension ErrorCode {
+    /// The server did not answer within its budget (a sync handshake, a load from the
+    /// network). Transient: the engine keeps retrying on its own.
+    public static let networkTimeout = ErrorCode(rawValue: "NETWORK_TIMEOUT")
+
+    /// Every code defined by AccordSync, for golden tests and documentation.
+    public static let allSyncCodes: [ErrorCode] = [.networkTimeout]
+}
