@@ -168,7 +168,7 @@ public struct Session: Sendable {
         // A message too long for the wire is cut rather than lost: the code is what matters.
         let frame = (try? message.frame())
             ?? (try? AccordMessage.error(code: error.code.rawValue, message: "", documentID: document?.rawValue).frame())
-        return .send(frame.map { endpoint.encode($0, document: document) } ?? [])
+        return .sendError(frame.map { endpoint.encode($0, document: document) } ?? [], error.code)
     }
 
     static func closeCode(for error: AccordError) -> UInt16 {

@@ -5,6 +5,8 @@ public import AccordStore
 public enum SessionAction: Hashable, Sendable {
     /// Send these bytes on the connection.
     case send([UInt8])
+    /// Send these bytes, which carry a coded Accord `error` (counted in the metrics).
+    case sendError([UInt8], ErrorCode)
     /// Close the connection with a WebSocket close code (after what was queued).
     case close(code: UInt16, reason: String)
     /// Resolve access to `document` (permissions, create-on-connect, load the room) and

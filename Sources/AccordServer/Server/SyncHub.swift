@@ -184,6 +184,9 @@ final class SyncHub: @unchecked Sendable {
             switch action {
             case .send(let bytes):
                 send(bytes, on: connection.socket)
+            case .sendError(let bytes, let code):
+                metrics.error(code.rawValue)
+                send(bytes, on: connection.socket)
             case .close(let code, let reason):
                 connection.socket.close(code: code, reason: reason)
             case .join(let document, let frame):
@@ -217,14 +220,12 @@ final class SyncHub: @unchecked Sendable {
         do throws(AccordError) {
             role = try resolveRole(of: user, on: document)
         } catch {
-            metrics.error(error.code.rawValue)
             return .refused(error)
         }
         let room: Room
         do throws(AccordError) {
             room = try loadRoom(document)
         } catch {
-            metrics.error(ErrorCode.documentUnavailable.rawValue)
             return .refused(AccordError(
                 .documentUnavailable, "document \(document) could not be loaded: \(error.message)",
                 details: ["document": document.rawValue, "cause": error.code.rawValue]))
@@ -270,7 +271,6 @@ final class SyncHub: @unchecked Sendable {
                 guard let connection = connections[id] else { continue }
                 perform([connection.session.frame(frame, document: room.id)], connection: id)
             case .error(let id, let error):
-                metrics.error(error.code.rawValue)
                 guard let connection = connections[id] else { continue }
                 perform([connection.session.error(error, document: room.id)], connection: id)
             case .persist(let update, let from, let ack):

@@ -15,16 +15,16 @@ import AccordStore
 
     /// The Accord error in a sent message, decoded as a client of `endpoint` would.
     private func sentError(_ action: SessionAction?, endpoint: SyncEndpoint) throws -> (code: String, document: String?) {
-        guard case .send(let bytes) = action else { throw TestFailure("not a send: \(String(describing: action))") }
+        guard case .sendError(let bytes, let code) = action else { throw TestFailure("not an error: \(String(describing: action))") }
         let frame: ProtocolFrame
         switch endpoint {
         case .multiplexed: frame = try MultiplexedFrame.decode(bytes).frame
         case .document: frame = try ProtocolFrame.decode(bytes)
         }
-        guard case .error(let code, _, let document) = try AccordMessage.decode(frame: frame) else {
-            throw TestFailure("not an error")
+        guard case .error(let sent, _, let document) = try AccordMessage.decode(frame: frame), sent == code.rawValue else {
+            throw TestFailure("not an error with code \(code)")
         }
-        return (code, document)
+        return (sent, document)
     }
 
     private func step1(_ id: String) throws -> [UInt8] {

@@ -200,12 +200,18 @@ struct SyncServerTests {
         let ada = try await server.client("ada", document: "doc")
         try ada.edit("doc") { try $0.getText("t").insert(0, "x") }
         try await eventually("stored") { server.server.metrics.snapshot.persistCount >= 1 }
+        let broken = try await server.client("ada", document: "doc")
+        broken.sendRaw([0, 7, 200])
+        try await eventually("malformed closed") { broken.closed != nil }
+        let stranger = try await SyncTestClient.connect(port: server.port, document: "doc", token: nil)
+        try await eventually("unauthenticated closed") { stranger.closed != nil }
         let health = try await server.request("GET", "/healthz", user: nil)
         #expect(health.status == 200)
         let metrics = try await server.request("GET", "/metrics", user: nil)
         #expect(metrics.status == 200)
         for name in ["accord_connections 1", "accord_rooms 1", "accord_messages_received_total", "accord_bytes_sent_total",
-                     "accord_persist_latency_milliseconds_count 1"] {
+                     "accord_persist_latency_milliseconds_count 1", #"accord_errors_total{code="MALFORMED_MESSAGE"} 1"#,
+                     #"accord_errors_total{code="UNAUTHENTICATED"} 1"#] {
             #expect(metrics.body.contains(name), "\(name) in \(metrics.body)")
         }
         try await server.stop()
