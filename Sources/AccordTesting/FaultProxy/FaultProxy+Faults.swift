@@ -24,7 +24,8 @@ extension FaultProxy {
     /// themselves, but they keep their place behind delayed messages.
     ///
     /// ```swift
-    /// proxy.setFaults(.init(dropProbability: 0.1, delay: .milliseconds(0)...(.milliseconds(200))), .clientToServer)
+    /// proxy.setFaults(.init(dropProbability: 0.1, delay: .zero ... .milliseconds(200)), .clientToServer)
+    /// proxy.setFaults(.init(duplicateProbability: 1, delay: .milliseconds(50)), .serverToClient)
     /// ```
     public struct MessageFaults: Sendable, Hashable {
         /// Chance, from 0 to 1, that a message is dropped.

@@ -28,7 +28,7 @@ import Foundation
 /// let server = try WebSocketServer(...)
 /// let proxy = try FaultProxy(targetPort: server.port, seed: 42)
 /// let client = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(proxy.port)/v1/sync/doc")
-/// proxy.setFaults(.init(dropProbability: 0.2, delay: .milliseconds(0)...(.milliseconds(200))))
+/// proxy.setFaults(.init(dropProbability: 0.2, delay: .zero ... .milliseconds(200)))
 /// proxy.halfOpen = true    // heartbeats must notice
 /// proxy.cutAll()           // reconnects must recover
 /// print(proxy.counters.clientToServer.messagesDropped)
@@ -40,10 +40,29 @@ import Foundation
 /// connections, not for load.
 ///
 /// ## Topics
-/// - ``init(targetHost:targetPort:seed:port:)``, ``port``, ``stop()``
-/// - ``cutAll()``, ``refuseNew``, ``halfOpen``
-/// - ``MessageFaults``, ``Direction``, ``setFaults(_:_:)``, ``faults(_:)``
-/// - ``Counters``, ``DirectionCounters``, ``counters``, ``openConnections``
+///
+/// ### Starting and stopping
+/// - ``init(targetHost:targetPort:seed:port:)``
+/// - ``port``
+/// - ``stop()``
+///
+/// ### Connection faults
+/// - ``cutAll()``
+/// - ``refuseNew``
+/// - ``halfOpen``
+///
+/// ### Message faults
+/// - ``MessageFaults``
+/// - ``Direction``
+/// - ``setFaults(_:_:)``
+/// - ``setFaults(_:)``
+/// - ``faults(_:)``
+///
+/// ### Observing
+/// - ``Counters``
+/// - ``DirectionCounters``
+/// - ``counters``
+/// - ``openConnections``
 public final class FaultProxy: Sendable {
     /// A socket call that failed while starting the proxy.
     public struct Failure: Error, CustomStringConvertible, Sendable {

@@ -40,12 +40,15 @@ enum ProxySocket {
         return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
-    /// Waits up to `milliseconds` for a connection, then accepts it; nil on timeout.
+    /// Waits up to `milliseconds` for a connection, then accepts it; nil on timeout or error.
     static func acceptConnection(_ listener: Int32, waitingUpTo milliseconds: Int32) -> Int32? {
         var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
         guard poll(&entry, 1, milliseconds) > 0 else { return nil }
         let fd = accept(listener, nil, nil)
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else {
+            usleep(10_000)  // out of fds, say: poll would report the backlog again at once
+            return nil
+        }
         configure(fd)
         return fd
     }
