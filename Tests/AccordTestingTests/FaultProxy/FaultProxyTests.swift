@@ -78,6 +78,23 @@ struct FaultProxyTests {
         await echo.server.stop()
     }
 
+    /// Plain HTTP is no upgrade: it passes as raw bytes, untouched by message faults,
+    /// and the server's close reaches the client.
+    @Test func passesPlainHTTPThrough() async throws {
+        let echo = try EchoServer()
+        let proxy = try FaultProxy(targetPort: echo.port)
+        proxy.setFaults(.init(dropProbability: 1))
+        let response = try await onThread {
+            try exchange(port: proxy.port, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        }
+        #expect(response.hasPrefix("HTTP/1.1 200"))
+        #expect(response.hasSuffix("ok"))
+        #expect(proxy.counters.clientToServer.messagesDropped == 0)
+        _ = try await eventually("proxy connection closed") { proxy.openConnections == 0 ? true : nil }
+        await proxy.stop()
+        await echo.server.stop()
+    }
+
     @Test func cutAllClosesBothSidesAndNewConnectionsWork() async throws {
         let echo = try EchoServer()
         let proxy = try FaultProxy(targetPort: echo.port)

@@ -58,11 +58,14 @@ struct EchoServer {
     let server: WebSocketServer
     let log = EventLog<WebSocketServerEvent>()
 
+    /// Also answers `GET /health` with `ok`, over plain HTTP.
     init(pingAfterSeconds: Int? = nil, hangUpAfterSeconds: Int? = nil) throws {
         let log = self.log
+        var routes = HTTPRoutes()
+        routes.add(.get, "/health") { _ in HTTPResponse(status: 200, text: "ok") }
         server = try WebSocketServer(
             .init(
-                port: 0, pingAfterSeconds: pingAfterSeconds, hangUpAfterSeconds: hangUpAfterSeconds,
+                port: 0, routes: routes, pingAfterSeconds: pingAfterSeconds, hangUpAfterSeconds: hangUpAfterSeconds,
                 onEvent: { event in
                     log.append(event)
                     if case .message(let connection, let bytes) = event { connection.send(bytes) }
@@ -133,6 +136,13 @@ struct SocketError: Error, CustomStringConvertible {
     var description: String
 }
 
+/// Sends `request` on a plain socket to `127.0.0.1:port` and reads until end of stream.
+func exchange(port: Int, _ request: String) throws -> String {
+    let socket = try RawWebSocket(port: port, upgrade: false)
+    try socket.write(Array(request.utf8))
+    return String(decoding: try socket.readToEnd(), as: UTF8.self)
+}
+
 /// A WebSocket client on a plain socket, for what `WebSocketClient` never sends:
 /// fragmented messages and control frames between fragments. Blocking, 5 s timeouts;
 /// use it from one thread.
@@ -147,8 +157,9 @@ final class RawWebSocket {
     private var buffered: [UInt8] = []
     private var generator = SystemRandomNumberGenerator()
 
-    /// Connects to `127.0.0.1:port` and completes the upgrade (status 101 expected).
-    init(port: Int) throws {
+    /// Connects to `127.0.0.1:port` and completes the upgrade (status 101 expected),
+    /// unless `upgrade` is false.
+    init(port: Int, upgrade: Bool = true) throws {
         #if canImport(Glibc)
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -171,6 +182,7 @@ final class RawWebSocket {
             close(fd)
             throw SocketError(description: "connect: errno \(errno)")
         }
+        guard upgrade else { return }
         let request = "GET /raw HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         try write(Array(request.utf8))
@@ -236,7 +248,20 @@ final class RawWebSocket {
         }
     }
 
-    private func write(_ bytes: [UInt8]) throws {
+    /// Everything until the peer closes.
+    func readToEnd() throws -> [UInt8] {
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let received = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard received >= 0 else { throw SocketError(description: "recv: errno \(errno)") }
+            if received == 0 { break }
+            buffered += chunk[..<received]
+        }
+        defer { buffered = [] }
+        return buffered
+    }
+
+    func write(_ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes { sendWithoutSignal(fd, $0.baseAddress, $0.count) }
