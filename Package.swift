@@ -81,6 +81,11 @@ let package = Package(
         ),
         // Real sockets on 127.0.0.1, port 0.
         .testTarget(name: "AccordNetTests", dependencies: ["AccordNet", "CWebSockets"], swiftSettings: swiftSettings),
+        // AccordTesting's own tools, tested on real sockets: the fault proxy between AccordNet peers.
+        .testTarget(
+            name: "AccordTestingTests", dependencies: ["AccordTesting", "AccordNet", "AccordCRDT"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "AccordServerTests",
             dependencies: ["AccordServer", "AccordStore", "AccordNet", "AccordCRDT", "AccordTesting", "accord"],
