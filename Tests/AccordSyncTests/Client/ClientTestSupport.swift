@@ -16,12 +16,14 @@ final class ClientTestServer: @unchecked Sendable {
     private(set) var documents: DocumentStore
     private(set) var server: AccordServer?
     private(set) var port: Int
+    let heartbeatSeconds: Int
 
-    init() throws {
+    init(heartbeatSeconds: Int = 20) throws {
+        self.heartbeatSeconds = heartbeatSeconds
         directory = try TemporaryDirectory(prefix: "accord-client")
         tokens = try TokenAuthority(secret: Self.secret)
         documents = try DocumentStore(path: directory.file("server.sqlite"))
-        let server = try AccordServer(configuration: Self.configuration(port: 0), documents: documents, tokens: tokens)
+        let server = try AccordServer(configuration: Self.configuration(port: 0, heartbeatSeconds: heartbeatSeconds), documents: documents, tokens: tokens)
         self.server = server
         port = server.port
     }
@@ -30,11 +32,12 @@ final class ClientTestServer: @unchecked Sendable {
 
     func token(_ user: String) -> String { tokens.mint(subject: user, ttl: 3600) }
 
-    /// A client of `user` over `store`, with short reconnect delays.
-    func client(_ user: String = "alice", store: DocumentStore) -> AccordClient {
+    /// A client of `user` over `store`, with short reconnect delays, to this server or
+    /// to `url` (a proxy in front of it).
+    func client(_ user: String = "alice", store: DocumentStore, url: String? = nil) -> AccordClient {
         let token = token(user)
         return AccordClient(
-            serverURL: url, store: store, reconnect: ReconnectPolicy(initialDelay: 50, maxDelay: 400),
+            serverURL: url ?? self.url, store: store, reconnect: ReconnectPolicy(initialDelay: 50, maxDelay: 400),
             tokenProvider: { token })
     }
 
@@ -53,7 +56,7 @@ final class ClientTestServer: @unchecked Sendable {
         var lastError: AccordError?
         for _ in 0..<50 {
             do throws(AccordError) {
-                server = try AccordServer(configuration: Self.configuration(port: port), documents: documents, tokens: tokens)
+                server = try AccordServer(configuration: Self.configuration(port: port, heartbeatSeconds: heartbeatSeconds), documents: documents, tokens: tokens)
                 return
             } catch {
                 lastError = error
@@ -68,9 +71,10 @@ final class ClientTestServer: @unchecked Sendable {
         try documents.load(id).getText("t").string
     }
 
-    private static func configuration(port: Int) -> AccordServer.Configuration {
+    private static func configuration(port: Int, heartbeatSeconds: Int) -> AccordServer.Configuration {
         var configuration = AccordServer.Configuration()
         configuration.port = port
+        configuration.heartbeatSeconds = heartbeatSeconds
         return configuration
     }
 }
