@@ -110,6 +110,18 @@ public actor AccordClient {
         eventSink.finish()
     }
 
+    /// A client released without ``stop()`` lets go of the store's notifications and
+    /// its socket; its documents' `StoredDocument`s stop logging as they are released.
+    deinit {
+        storeSubscription?.cancel()
+        storeTask?.cancel()
+        reconnectTimer?.cancel()
+        heartbeatTimer?.cancel()
+        connection?.socket.close()
+        connection?.reader.cancel()
+        eventSink.finish()
+    }
+
     // MARK: Network mode
 
     /// Whether a connection is established (the server's hello arrived).

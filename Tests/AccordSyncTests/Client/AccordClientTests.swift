@@ -42,8 +42,15 @@ import AccordTesting
         // Remote updates are logged as received: nothing of b's is waiting to be sent by a.
         #expect(try storeA.unacknowledgedUpdates(id).isEmpty)
 
+        // A document opened while online syncs at once.
+        let second: DocumentID = "second"
+        try await a.open(second)
+        try await b.open(second)
+        try await a.insert(second, "later")
+        try await eventually("second document converged") { try await b.text(second) == "later" }
+
         let network = await logA.networkEvents
-        #expect(network.first == NetworkModeEvent(mode: .auto, isOnline: true, reason: .connectivityRestored))
+        #expect(network == [NetworkModeEvent(mode: .auto, isOnline: true, reason: .connectivityRestored)])
         #expect(await logA.syncedCount(id) >= 1)
         #expect(await logA.failures.isEmpty)
         await a.stop()
@@ -182,6 +189,73 @@ import AccordTesting
         ])
         await a.stop()
         await b.stop()
+        try await server.stop()
+    }
+
+    @Test func aDroppedClientIsReleasedAndANewOneResendsItsEdits() async throws {
+        let server = try ClientTestServer()
+        let store = memoryStore()
+        var first: AccordClient? = server.client(store: store)
+        weak let released = first
+        await first?.start()
+        try await first?.open(id)
+        try await eventually("first synced") { await first?.isSynced(id) ?? false }
+        await first?.goOffline()
+        try await first?.insert(id, "offline ")
+        try await eventually("offline edit durable") { try !store.unacknowledgedUpdates(id).isEmpty }
+        // Dropped without stop(): nothing may keep it alive.
+        first = nil
+        try await eventually("released") { released == nil }
+
+        var second: AccordClient? = server.client(store: store)
+        await second?.start()
+        try await second?.open(id)
+        try await eventually("resent and acknowledged") { try !store.hasUnacknowledgedWrites(id) }
+        #expect(try server.storedText(id) == "offline ")
+        #expect(server.connections == 1)
+        // Dropped while online: its connection closes with it.
+        second = nil
+        try await eventually("the server saw the connection close") { server.connections == 0 }
+        try await server.stop()
+    }
+
+    @Test func editsInAStoreWithoutAFlushTimerAreFlushedAndSent() async throws {
+        let server = try ClientTestServer()
+        var options = DocumentStore.Options()
+        options.flushDelay = nil
+        let store = DocumentStore(storage: SerialStorage.inMemory(), options: options)
+        let client = server.client(store: store)
+        await client.start()
+        try await client.open(id)
+        try await eventually("synced") { await client.isSynced(id) }
+        try await client.insert(id, "flushed")
+        try await eventually("acknowledged") { try !store.hasUnacknowledgedWrites(id) }
+        #expect(try server.storedText(id) == "flushed")
+        await client.stop()
+        try await server.stop()
+    }
+
+    @Test func aRefusedTokenIsReportedAndTheProviderIsAskedAgainAtEachAttempt() async throws {
+        let server = try ClientTestServer()
+        let calls = CallCounter()
+        let good = server.token("alice")
+        let client = AccordClient(
+            serverURL: server.url, store: memoryStore(), reconnect: ReconnectPolicy(initialDelay: 50, maxDelay: 400)
+        ) {
+            await calls.next() <= 2 ? "not-a-token" : good
+        }
+        let log = EventLog(client)
+        await client.start()
+        try await client.open(id)
+        try await eventually("synced with the third token") { await client.isSynced(id) }
+        #expect(await calls.count == 3)
+        let refusals = await log.events.filter {
+            if case .connectionError(let error) = $0 { error.code == .unauthenticated } else { false }
+        }
+        #expect(refusals.count == 2)
+        // Refused attempts were never online: one transition only.
+        #expect(await log.networkEvents == [NetworkModeEvent(mode: .auto, isOnline: true, reason: .connectivityRestored)])
+        await client.stop()
         try await server.stop()
     }
 

@@ -66,6 +66,9 @@ final class ClientTestServer: @unchecked Sendable {
         throw lastError ?? AccordError(.ioError, "cannot restart the server")
     }
 
+    /// WebSocket connections the running server has open.
+    var connections: Int { server?.metrics.snapshot.connections ?? 0 }
+
     /// The text "t" of a document as the server stored it.
     func storedText(_ id: DocumentID) throws -> String {
         try documents.load(id).getText("t").string
@@ -134,3 +137,13 @@ extension AccordClient {
 }
 
 func memoryStore() -> DocumentStore { DocumentStore(storage: SerialStorage.inMemory()) }
+
+/// Counts calls from concurrent code.
+actor CallCounter {
+    private(set) var count = 0
+
+    func next() -> Int {
+        count += 1
+        return count
+    }
+}
