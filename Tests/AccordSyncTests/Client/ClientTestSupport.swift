@@ -147,3 +147,14 @@ actor CallCounter {
         return count
     }
 }
+
+extension DocumentStore {
+    /// Whether every local update of the document is acknowledged, read after a flush:
+    /// `hasUnacknowledgedWrites` alone answers false while a flush is committing (its
+    /// buffer already taken, the new `lastLocalSequence` not yet written), so a test
+    /// could see an edit "acknowledged" before it was even sent.
+    func isAcknowledged(_ id: DocumentID) throws -> Bool {
+        try flush()
+        return try !hasUnacknowledgedWrites(id)
+    }
+}
