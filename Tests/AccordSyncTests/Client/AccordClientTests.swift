@@ -261,6 +261,46 @@ import AccordTesting
         try await server.stop()
     }
 
+    @Test func aReadersEditsAreRejectedOnceAndItStillReceivesTheWritersChanges() async throws {
+        let server = try ClientTestServer()
+        var access = DocumentAccess(owner: "alice")
+        access.members["bob"] = .reader
+        try server.documentDirectory.create(id, owner: "alice")
+        try server.documentDirectory.access.setAccess(access, for: id)
+        let (storeA, storeB) = (memoryStore(), memoryStore())
+        let writer = server.client("alice", store: storeA)
+        let reader = server.client("bob", store: storeB)
+        let readerLog = EventLog(reader)
+        await writer.start()
+        await reader.start()
+        try await writer.open(id)
+        try await reader.open(id)
+        try await writer.insert(id, "shared ")
+        try await eventually("the reader received the writer's edit") { try await reader.text(id) == "shared " }
+
+        try await reader.insert(id, "mine ")
+        try await eventually("the reader's write was rejected") {
+            await readerLog.events.contains { if case .document(_, .writeRejected) = $0 { true } else { false } }
+        }
+        let rejections = await readerLog.events.compactMap { event -> AccordError? in
+            if case .document(let document, .writeRejected(let error)) = event, document == id { error } else { nil }
+        }
+        #expect(rejections.map(\.code) == [.permissionDenied])
+        // Parked: more edits are kept, not sent, not refused again; the writer's still arrive.
+        try await reader.insert(id, "more ")
+        try await writer.insert(id, "again ")
+        // Where "again " lands among the reader's own inserts at 0 depends on the client ids.
+        try await eventually("the reader still receives") { try await reader.text(id).contains("again ") }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try server.storedText(id) == "again shared ")
+        #expect(try storeB.hasUnacknowledgedWrites(id))
+        #expect(await readerLog.events.filter { if case .document(_, .writeRejected) = $0 { true } else { false } }.count == 1)
+        #expect(await !reader.isSynced(id))
+        await writer.stop()
+        await reader.stop()
+        try await server.stop()
+    }
+
     @Test func aDocumentThatIsNotOpenCannotBeEdited() async throws {
         let client = AccordClient(serverURL: "ws://127.0.0.1:1", store: memoryStore()) { "unused" }
         let error = await #expect(throws: AccordError.self) { try await client.insert(id, "x") }

@@ -66,6 +66,14 @@ final class ClientTestServer: @unchecked Sendable {
         throw lastError ?? AccordError(.ioError, "cannot restart the server")
     }
 
+    /// Who may open which document on the running server.
+    var documentDirectory: DocumentDirectory {
+        get throws {
+            guard let server else { throw AccordError(.invalidArgument, "the server is stopped") }
+            return server.directory
+        }
+    }
+
     /// WebSocket connections the running server has open.
     var connections: Int { server?.metrics.snapshot.connections ?? 0 }
 
