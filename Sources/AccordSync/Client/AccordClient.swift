@@ -38,6 +38,7 @@ public actor AccordClient {
     public nonisolated let serverURL: String
 
     let tokenProvider: @Sendable () async throws -> String
+    let handshakeBudget: UInt64
     let eventSink: AsyncStream<ClientEvent>.Continuation
     let executor = ClientExecutor(label: "accord.client")
     let clock = ContinuousClock()
@@ -63,11 +64,15 @@ public actor AccordClient {
     ///   - serverURL: the server's address, `ws://host:port`.
     ///   - store: where documents and unacknowledged edits live.
     ///   - reconnect: the backoff after a lost connection or a failed attempt.
+    ///   - handshakeBudget: how long (ms) a document's sync may go unanswered before a
+    ///     `syncError(NETWORK_TIMEOUT)` and a retry.
     ///   - tokenProvider: asked for a bearer token before each connection attempt.
     public init(
         serverURL: String, store: DocumentStore, reconnect: ReconnectPolicy = ReconnectPolicy(),
+        handshakeBudget: UInt64 = DocumentSyncMachine.defaultHandshakeBudget,
         tokenProvider: @escaping @Sendable () async throws -> String
     ) {
+        self.handshakeBudget = handshakeBudget
         var url = serverURL
         while url.hasSuffix("/") { url.removeLast() }
         self.serverURL = url
@@ -146,7 +151,9 @@ public actor AccordClient {
         let metadata = try store.metadata(id)
         let document = OpenDocument(
             stored: stored,
-            machine: DocumentSyncMachine(id: id, localOnly: metadata.localOnly, acknowledged: metadata.acknowledgedSequence))
+            machine: DocumentSyncMachine(
+                id: id, localOnly: metadata.localOnly, acknowledged: metadata.acknowledgedSequence,
+                handshakeBudget: handshakeBudget))
         document.delivered = metadata.acknowledgedSequence
         documents[id] = document
         if let hello = connection?.hello, network.isOnline { ready(document, hello: hello) }

@@ -34,11 +34,14 @@ final class ClientTestServer: @unchecked Sendable {
 
     /// A client of `user` over `store`, with short reconnect delays, to this server or
     /// to `url` (a proxy in front of it).
-    func client(_ user: String = "alice", store: DocumentStore, url: String? = nil) -> AccordClient {
+    func client(
+        _ user: String = "alice", store: DocumentStore, url: String? = nil,
+        handshakeBudget: UInt64 = DocumentSyncMachine.defaultHandshakeBudget
+    ) -> AccordClient {
         let token = token(user)
         return AccordClient(
             serverURL: url ?? self.url, store: store, reconnect: ReconnectPolicy(initialDelay: 50, maxDelay: 400),
-            tokenProvider: { token })
+            handshakeBudget: handshakeBudget, tokenProvider: { token })
     }
 
     /// Stops serving and closes the server's store, as a server going down would.
@@ -109,6 +112,12 @@ actor EventLog {
 
     func syncedCount(_ id: DocumentID) -> Int {
         events.filter { $0 == .document(id, .synced) }.count
+    }
+
+    func syncErrors(_ id: DocumentID) -> [AccordError] {
+        events.compactMap { event in
+            if case .document(let document, .syncError(let error)) = event, document == id { error } else { nil }
+        }
     }
 
     var failures: [ClientEvent] {

@@ -3,9 +3,9 @@ import AccordCRDT
 import AccordStore
 @testable import AccordSync
 
-/// The client's heartbeat against a real server advertising a 1 s interval, through a
-/// proxy that can make the connection half-open.
-@Suite struct HeartbeatClientTests {
+/// A connection gone silent (half-open), through a proxy that freezes it: the heartbeat
+/// and the handshake budget notice it.
+@Suite struct SilentConnectionTests {
     let id: DocumentID = "notes"
 
     @Test func pingsKeepAQuietConnectionAndAHalfOpenOneIsRebuilt() async throws {
@@ -41,6 +41,38 @@ import AccordStore
             return try online && store.isAcknowledged(id)
         }
         #expect(try server.storedText(id) == "during ")
+        await client.stop()
+        proxy.stop()
+        try await server.stop()
+    }
+
+    /// With the default 20 s heartbeat the silence is not noticed for a minute; the
+    /// document's handshake budget reports the unanswered edit first, again on each
+    /// timeout, and the edit goes through once the connection is rebuilt.
+    @Test func anUnansweredEditIsASyncErrorOnEachHandshakeTimeout() async throws {
+        let server = try ClientTestServer()
+        let proxy = try FreezingProxy(to: server.port)
+        let store = memoryStore()
+        let client = server.client(store: store, url: proxy.url, handshakeBudget: 300)
+        let log = EventLog(client)
+        await client.start()
+        try await client.open(id)
+        try await eventually("synced through the proxy") { await client.isSynced(id) }
+
+        proxy.freezeOpenConnections()
+        try await client.insert(id, "stuck ")
+        try await eventually("two handshake timeouts reported", timeout: .seconds(10)) {
+            await log.syncErrors(id).count >= 2
+        }
+        #expect(await log.syncErrors(id).allSatisfy { $0.code == .networkTimeout })
+        #expect(await client.isOnline)
+        #expect(try !store.isAcknowledged(id))
+
+        // The app (or the heartbeat, a minute later) rebuilds the connection: the edit goes through.
+        await client.goOffline()
+        await client.goOnline()
+        try await eventually("acknowledged on the new connection") { try store.isAcknowledged(id) }
+        #expect(try server.storedText(id) == "stuck ")
         await client.stop()
         proxy.stop()
         try await server.stop()
