@@ -52,8 +52,8 @@ let package = Package(
         ),
         // The client sync engine. This layer is pure state machines (per-document sync, sync
         // modes, reconnect backoff, heartbeats, network mode): events in, actions out, time
-        // passed in. The actor that performs their actions over AccordNet comes next.
-        .target(name: "AccordSync", dependencies: ["AccordCRDT", "AccordStore"], swiftSettings: swiftSettings),
+        // passed in; `AccordClient` is the actor that performs their actions over AccordNet.
+        .target(name: "AccordSync", dependencies: ["AccordCRDT", "AccordStore", "AccordNet"], swiftSettings: swiftSettings),
         // Test support that apps can use too: seeded randomness, replica simulation.
         .target(name: "AccordTesting", dependencies: ["AccordCRDT", "AccordStore"], swiftSettings: swiftSettings),
         // Command line: `accord yjs merge|inspect`, `accord serve`, `accord token`.
@@ -95,7 +95,7 @@ let package = Package(
         // real server `Room` and a real (in-memory) `DocumentStore`.
         .testTarget(
             name: "AccordSyncTests",
-            dependencies: ["AccordSync", "AccordCRDT", "AccordStore", "AccordServer", "AccordTesting"],
+            dependencies: ["AccordSync", "AccordCRDT", "AccordStore", "AccordServer", "AccordNet", "AccordTesting"],
             swiftSettings: swiftSettings
         ),
         // Runs the built `accord` binary as a subprocess. `swift build --build-tests` and

@@ -6,7 +6,7 @@ import AccordServer
 /// The code strings are API: a rename fails here.
 @Suite struct SyncErrorCodeGoldenTests {
     @Test func syncCodes() {
-        #expect(ErrorCode.allSyncCodes.map(\.rawValue) == ["NETWORK_TIMEOUT"])
+        #expect(ErrorCode.allSyncCodes.map(\.rawValue) == ["NETWORK_TIMEOUT", "DOCUMENT_NOT_OPEN"])
     }
 
     /// The client spells the server's refusal codes by string; they must stay the server's.

@@ -1,0 +1,75 @@
+import AccordCRDT
+import AccordStore
+
+extension AccordClient {
+    /// The connection is ready: hand the document what the store holds unacknowledged.
+    func ready(_ document: OpenDocument, hello: ServerHello) {
+        let unacknowledged: [OutboundUpdate]
+        do throws(AccordError) {
+            unacknowledged = try store.unacknowledgedUpdates(document.id)
+                .map { OutboundUpdate(sequence: $0.sequence, bytes: $0.value) }
+        } catch {
+            eventSink.yield(.failure(document.id, error))
+            return
+        }
+        document.delivered = max(document.delivered, unacknowledged.last?.sequence ?? 0)
+        perform(document.machine.connectionReady(hello, unacknowledged: unacknowledged, now: now), for: document)
+    }
+
+    /// The store committed updates of a document: hand the machine the local ones it
+    /// has not seen (``DocumentStore/unacknowledgedUpdates(_:)`` holds exactly those
+    /// that are durable, local and not acknowledged).
+    func storeAppended(_ id: DocumentID) {
+        guard let document = documents[id] else { return }
+        do throws(AccordError) {
+            // Most commits of an open document are remote updates it applied: skip the read.
+            guard try store.metadata(id).lastLocalSequence > document.delivered else { return }
+            for entry in try store.unacknowledgedUpdates(id) where entry.sequence > document.delivered {
+                document.delivered = entry.sequence
+                let update = OutboundUpdate(sequence: entry.sequence, bytes: entry.value)
+                perform(document.machine.localUpdateAppended(update, now: now), for: document)
+            }
+        } catch {
+            eventSink.yield(.failure(id, error))
+        }
+    }
+
+    /// Carries out a document machine's actions, in order. A failed action is reported
+    /// and the rest still run (each is independent of the others' success).
+    func perform(_ actions: [DocumentSyncAction], for document: OpenDocument) {
+        let id = document.id
+        let doc = document.stored.doc
+        for action in actions {
+            do throws(AccordError) {
+                switch action {
+                case .send(let frame):
+                    send(frame, for: id)
+                case .sendStepOne:
+                    send(.sync(.step1(stateVector: doc.encodeStateVector())), for: id)
+                case .answerStepOne(let stateVector):
+                    send(.sync(.step2(update: try doc.encodeStateAsUpdate(from: stateVector))), for: id)
+                case .apply(let update):
+                    // The StoredDocument logs it in the store as received, not for sending.
+                    try doc.applyUpdate(update, origin: DocumentStore.remoteOrigin)
+                case .acknowledge(let through):
+                    try store.acknowledge(id, through: through)
+                case .emit(let event):
+                    eventSink.yield(.document(id, event))
+                case .scheduleTick(let at):
+                    document.tickTimer?.cancel()
+                    document.tickTimer = timer(at: at) { client in client.documentTick(id) }
+                case .deliverAwareness, .deliverBroadcast:
+                    break  // presence and broadcast are not built yet
+                }
+            } catch {
+                eventSink.yield(.failure(id, error))
+            }
+        }
+    }
+
+    private func documentTick(_ id: DocumentID) {
+        guard let document = documents[id] else { return }
+        document.tickTimer = nil
+        perform(document.machine.tick(now: now), for: document)
+    }
+}
