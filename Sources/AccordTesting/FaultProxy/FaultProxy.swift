@@ -125,6 +125,14 @@ public final class FaultProxy: Sendable {
         }
     }
 
+    /// Makes every connection open now half-open for the rest of its life (as
+    /// ``halfOpen`` does, but new connections are not affected): the silent link a
+    /// heartbeat must notice, while the reconnect it triggers goes through.
+    public func freezeOpenConnections() {
+        core.withState { state in state.frozen.formUnion(state.connections.keys) }
+        core.wakeWriters()
+    }
+
     /// The message faults now applied in `direction`.
     public func faults(_ direction: Direction) -> MessageFaults {
         core.withState { $0.faults[ProxyCore.slot(direction)] }

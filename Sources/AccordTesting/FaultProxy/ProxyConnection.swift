@@ -134,7 +134,7 @@ final class ProxyConnection: @unchecked Sendable {
             var items: [Item] = []
             core.withState { state in
                 for unit in units {
-                    if state.halfOpen {
+                    if ProxyCore.isSilenced(index, in: state) {
                         state.counters[direction].framesSwallowed += 1
                         continue
                     }
@@ -199,7 +199,7 @@ final class ProxyConnection: @unchecked Sendable {
                 condition.wait()
                 continue
             }
-            if core.withState({ $0.halfOpen }) {
+            if core.withState({ ProxyCore.isSilenced(index, in: $0) }) {
                 if case .end = head {
                     condition.wait()
                 } else {

@@ -9,6 +9,8 @@ final class ProxyCore: @unchecked Sendable {
     struct State {
         var faults: [FaultProxy.MessageFaults] = [.none, .none]  // indexed by `slot(_:)`
         var halfOpen = false
+        /// Connections (by accept order) that are half-open on their own, for good.
+        var frozen: Set<Int> = []
         var refuseNew = false
         var stopped = false
         var counters = FaultProxy.Counters()
@@ -37,6 +39,11 @@ final class ProxyCore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body(&state)
+    }
+
+    /// Whether connection `index` forwards nothing now.
+    static func isSilenced(_ index: Int, in state: State) -> Bool {
+        state.halfOpen || state.frozen.contains(index)
     }
 
     static func slot(_ direction: FaultProxy.Direction) -> Int { direction == .clientToServer ? 0 : 1 }

@@ -1,18 +1,19 @@
 import Testing
 import AccordCRDT
 import AccordStore
+import AccordTesting
 @testable import AccordSync
 
-/// A connection gone silent (half-open), through a proxy that freezes it: the heartbeat
+/// A connection gone silent (half-open), through a FaultProxy that freezes it: the heartbeat
 /// and the handshake budget notice it.
 @Suite struct SilentConnectionTests {
     let id: DocumentID = "notes"
 
     @Test func pingsKeepAQuietConnectionAndAHalfOpenOneIsRebuilt() async throws {
         let server = try ClientTestServer(heartbeatSeconds: 1)
-        let proxy = try FreezingProxy(to: server.port)
+        let proxy = try FaultProxy(targetPort: server.port)
         let store = memoryStore()
-        let client = server.client(store: store, url: proxy.url)
+        let client = server.client(store: store, url: "ws://127.0.0.1:\(proxy.port)")
         let log = EventLog(client)
         await client.start()
         try await client.open(id)
@@ -42,7 +43,7 @@ import AccordStore
         }
         #expect(try server.storedText(id) == "during ")
         await client.stop()
-        proxy.stop()
+        await proxy.stop()
         try await server.stop()
     }
 
@@ -51,9 +52,9 @@ import AccordStore
     /// timeout, and the edit goes through once the connection is rebuilt.
     @Test func anUnansweredEditIsASyncErrorOnEachHandshakeTimeout() async throws {
         let server = try ClientTestServer()
-        let proxy = try FreezingProxy(to: server.port)
+        let proxy = try FaultProxy(targetPort: server.port)
         let store = memoryStore()
-        let client = server.client(store: store, url: proxy.url, handshakeBudget: 300)
+        let client = server.client(store: store, url: "ws://127.0.0.1:\(proxy.port)", handshakeBudget: 300)
         let log = EventLog(client)
         await client.start()
         try await client.open(id)
@@ -74,7 +75,7 @@ import AccordStore
         try await eventually("acknowledged on the new connection") { try store.isAcknowledged(id) }
         #expect(try server.storedText(id) == "stuck ")
         await client.stop()
-        proxy.stop()
+        await proxy.stop()
         try await server.stop()
     }
 }

@@ -177,6 +177,28 @@ struct FaultProxyTests {
         await echo.server.stop()
     }
 
+    @Test func frozenConnectionsStaySilentWhileNewOnesWork() async throws {
+        let echo = try EchoServer()
+        let proxy = try FaultProxy(targetPort: echo.port)
+        let frozen = try await RecordedClient.connect(port: proxy.port)
+        frozen.client.send([1])
+        _ = try await frozen.messages(count: 1)
+        proxy.freezeOpenConnections()
+        frozen.client.send([2])
+        _ = try await eventually("frame swallowed") {
+            proxy.counters.clientToServer.framesSwallowed >= 1 ? true : nil
+        }
+        let fresh = try await RecordedClient.connect(port: proxy.port)
+        fresh.client.send([3])
+        #expect(try await fresh.messages(count: 1) == [[3]])
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(frozen.messages == [[1]])
+        #expect(frozen.closeCode == nil)
+        #expect(!proxy.halfOpen)
+        await proxy.stop()
+        await echo.server.stop()
+    }
+
     /// The case heartbeats exist for: the server's idle policy pings, gets no pong
     /// through the half-open proxy and hangs up, yet the client hears nothing of it
     /// until half-open ends.
