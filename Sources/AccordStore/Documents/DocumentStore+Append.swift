@@ -82,12 +82,23 @@ extension DocumentStore {
             buffer = []
             bufferedBytes = 0
             deferredError = nil
+            for update in taken where update.isLocal { committingLocal[update.id, default: 0] += 1 }
             defer { droppedAppendError = nil }
             return (taken, droppedAppendError)
         }
         guard !batch.isEmpty else {
             if let dropped { throw dropped }
             return
+        }
+        // Once the commit has updated the metadata (or put the batch back), the local
+        // updates are visible again where hasUnacknowledgedWrites looks.
+        defer {
+            withLock {
+                for update in batch where update.isLocal {
+                    committingLocal[update.id, default: 1] -= 1
+                    if committingLocal[update.id] == 0 { committingLocal[update.id] = nil }
+                }
+            }
         }
         let committed: [DocumentMetadata]
         do {

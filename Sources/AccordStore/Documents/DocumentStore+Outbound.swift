@@ -30,7 +30,7 @@ extension DocumentStore {
     public func hasUnacknowledgedWrites(_ id: DocumentID) throws(AccordError) -> Bool {
         let metadata = try metadata(id)
         if metadata.localOnly { return false }
-        if withLock({ buffer.contains { $0.id == id && $0.isLocal } }) { return true }
+        if withLock({ committingLocal[id] != nil || buffer.contains { $0.id == id && $0.isLocal } }) { return true }
         return metadata.lastLocalSequence > metadata.acknowledgedSequence
     }
 

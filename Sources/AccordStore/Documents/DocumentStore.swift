@@ -44,6 +44,9 @@ public final class DocumentStore: @unchecked Sendable {
     // Guarded by `lock`.
     var buffer: [BufferedUpdate] = []
     var bufferedBytes = 0
+    /// Documents with local updates taken from the buffer by a commit that has not yet
+    /// updated the metadata: still unacknowledged, though in neither place.
+    var committingLocal: [DocumentID: Int] = [:]
     var metadataCache: [DocumentID: DocumentMetadata] = [:]
     var assignedSequence: [DocumentID: UInt64] = [:]
     var flushScheduled = false

@@ -48,6 +48,30 @@ import AccordTesting
         #expect(try !store.hasUnacknowledgedWrites(id))
     }
 
+    /// While a flush is committing, its local updates are neither in the buffer nor in
+    /// the metadata yet; they must still count as unacknowledged.
+    @Test func writesInTheMiddleOfACommitStillCountAsUnacknowledged() async throws {
+        let adapter = GatedCommitAdapter()
+        let store = DocumentStore(storage: SerialStorage(adapter), options: DocumentStoreTests.manualFlush)
+        try store.create(id)
+        try store.append([0, 0], to: id)
+        adapter.holdNextCommit()
+        let flushing = Thread { try? store.flush() }
+        flushing.start()
+        adapter.waitUntilHeld()
+        #expect(try store.hasUnacknowledgedWrites(id))
+        adapter.release()
+        try await eventually { try store.metadata(id).lastLocalSequence == 1 }
+        #expect(try store.hasUnacknowledgedWrites(id))
+        try store.acknowledge(id, through: 1)
+        #expect(try !store.hasUnacknowledgedWrites(id))
+    }
+
+    private func eventually(_ condition: () throws -> Bool) async throws {
+        for _ in 0..<1000 where try !condition() { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(try condition())
+    }
+
     @Test func evictRefusesWhileWritesAreUnacknowledgedUnlessForced() throws {
         let store = DocumentStore(storage: .inMemory(), options: DocumentStoreTests.manualFlush)
         let opened = try store.open(id, createIfMissing: true)
@@ -118,5 +142,27 @@ import AccordTesting
         // The store is usable after a wipe, from sequence 1 again.
         try store.create(id)
         #expect(try store.append(Doc().encodeStateAsUpdate(), to: id) == 1)
+    }
+}
+
+/// Holds one commit until the test releases it, so a test can look at the store while
+/// the commit is under way.
+final class GatedCommitAdapter: ForwardingAdapter, @unchecked Sendable {
+    // The semaphores are thread-safe; `armed` is set before the committing thread starts.
+    private let held = DispatchSemaphore(value: 0)
+    private let gate = DispatchSemaphore(value: 0)
+    private var armed = false
+
+    func holdNextCommit() { armed = true }
+    func waitUntilHeld() { held.wait() }
+    func release() { gate.signal() }
+
+    override func commit(_ batch: [StorageOperation]) throws {
+        if armed {
+            armed = false
+            held.signal()
+            gate.wait()
+        }
+        try inner.commit(batch)
     }
 }
