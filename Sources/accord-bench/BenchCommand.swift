@@ -98,35 +98,21 @@ enum BenchCommand {
     static func parseStore(_ args: [String]) throws(BenchFailure) -> StoreBenchmark {
         var bench = StoreBenchmark(tracePath: "", directory: FileManager.default.temporaryDirectory.path)
         var path: String?
-        var i = 0
-        while i < args.count {
-            let arg = args[i]
-            let next: String? = i + 1 < args.count ? args[i + 1] : nil
+        var words = BenchArguments(args)
+        while let arg = words.next() {
             switch arg {
-            case "--samples":
-                guard let text = next, let n = Int(text), n >= 1 else { throw BenchFailure.usage("--samples needs a whole number >= 1") }
-                bench.samples = n
-                i += 1
-            case "--dir":
-                guard let next else { throw BenchFailure.usage("--dir needs a directory") }
-                bench.directory = next
-                i += 1
-            case "--blob-mb":
-                guard let text = next, let n = Int(text), n >= 1 else { throw BenchFailure.usage("--blob-mb needs a whole number >= 1") }
-                bench.blobMegabytes = n
-                i += 1
+            case "--samples": bench.samples = try words.count(arg)
+            case "--dir": bench.directory = try words.value(arg)
+            case "--blob-mb": bench.blobMegabytes = try words.count(arg)
             case "--only":
-                guard let next else { throw BenchFailure.usage("--only needs names") }
-                let names = Set(next.split(separator: ",").map(String.init))
+                let names = Set(try words.value(arg).split(separator: ",").map(String.init))
                 let unknown = names.subtracting(StoreBenchmark.names)
                 guard unknown.isEmpty else { throw BenchFailure.usage("unknown measurement(s) \(unknown.sorted().joined(separator: ", "))") }
                 bench.only = names
-                i += 1
             default:
                 guard !arg.hasPrefix("-"), path == nil else { throw BenchFailure.usage("unexpected argument '\(arg)'") }
                 path = arg
             }
-            i += 1
         }
         guard let path else { throw BenchFailure.usage("store needs the automerge-paper trace file") }
         bench.tracePath = path
@@ -136,26 +122,15 @@ enum BenchCommand {
     static func parseTrace(_ args: [String]) throws(BenchFailure) -> TraceBenchmark {
         var path: String?
         var bench = TraceBenchmark(path: "")
-        var i = 0
-        func value(_ option: String) throws(BenchFailure) -> String {
-            i += 1
-            guard i < args.count else { throw BenchFailure.usage("\(option) needs a value") }
-            return args[i]
-        }
-        func count(_ option: String) throws(BenchFailure) -> Int {
-            let text = try value(option)
-            guard let n = Int(text), n >= 1 else { throw BenchFailure.usage("\(option) needs a whole number >= 1, not '\(text)'") }
-            return n
-        }
-        while i < args.count {
-            let arg = args[i]
+        var words = BenchArguments(args)
+        while let arg = words.next() {
             switch arg {
-            case "--samples": bench.samples = try count(arg)
-            case "--fast-samples": bench.fastSamples = try count(arg)
-            case "--resident-samples": bench.residentSamples = try count(arg)
-            case "--write-update": bench.writeUpdate = try value(arg)
+            case "--samples": bench.samples = try words.count(arg)
+            case "--fast-samples": bench.fastSamples = try words.count(arg)
+            case "--resident-samples": bench.residentSamples = try words.count(arg)
+            case "--write-update": bench.writeUpdate = try words.value(arg)
             case "--only":
-                let names = Set(try value(arg).split(separator: ",").map(String.init))
+                let names = Set(try words.value(arg).split(separator: ",").map(String.init))
                 let unknown = names.subtracting(TraceBenchmark.names)
                 guard unknown.isEmpty else {
                     throw BenchFailure.usage("unknown measurement(s) \(unknown.sorted().joined(separator: ", "))")
@@ -166,7 +141,6 @@ enum BenchCommand {
                 guard path == nil else { throw BenchFailure.usage("trace takes one trace file") }
                 path = arg
             }
-            i += 1
         }
         guard let path else { throw BenchFailure.usage("trace needs a trace file") }
         bench.path = path

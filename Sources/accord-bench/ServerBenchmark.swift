@@ -92,22 +92,11 @@ struct ServerBenchmark: Sendable {
 
     static func parse(_ args: [String]) throws(BenchFailure) -> ServerBenchmark {
         var bench = ServerBenchmark()
-        var i = 0
-        func value(_ option: String) throws(BenchFailure) -> String {
-            i += 1
-            guard i < args.count else { throw BenchFailure.usage("\(option) needs a value") }
-            return args[i]
-        }
-        func count(_ option: String) throws(BenchFailure) -> Int {
-            let text = try value(option)
-            guard let n = Int(text), n >= 1 else { throw BenchFailure.usage("\(option) needs a whole number >= 1, not '\(text)'") }
-            return n
-        }
-        while i < args.count {
-            let arg = args[i]
+        var words = BenchArguments(args)
+        while let arg = words.next() {
             switch arg {
             case "--target":
-                let target = try value(arg)
+                let target = try words.value(arg)
                 switch target {
                 case "both": bench.targets = [.accord, .pycrdt]
                 case "accord": bench.targets = [.accord]
@@ -116,21 +105,20 @@ struct ServerBenchmark: Sendable {
                 }
             case "--quick": bench.quick = true
             case "--only":
-                let names = Set(try value(arg).split(separator: ",").map(String.init))
+                let names = Set(try words.value(arg).split(separator: ",").map(String.init))
                 let unknown = names.subtracting(names.intersection(Self.names))
                 guard unknown.isEmpty else {
                     throw BenchFailure.usage("unknown case(s) \(unknown.sorted().joined(separator: ", "))")
                 }
                 bench.only = names
-            case "--accord": bench.accordBinary = try value(arg)
-            case "--python": bench.python = try value(arg)
-            case "--pycrdt-server": bench.pycrdtScript = try value(arg)
-            case "--trace": bench.tracePath = try value(arg)
-            case "--idle-connections": bench.idleConnections = try count(arg)
-            case "--seconds": bench.seconds = try count(arg)
+            case "--accord": bench.accordBinary = try words.value(arg)
+            case "--python": bench.python = try words.value(arg)
+            case "--pycrdt-server": bench.pycrdtScript = try words.value(arg)
+            case "--trace": bench.tracePath = try words.value(arg)
+            case "--idle-connections": bench.idleConnections = try words.count(arg)
+            case "--seconds": bench.seconds = try words.count(arg)
             default: throw BenchFailure.usage("unknown option '\(arg)'")
             }
-            i += 1
         }
         return bench
     }
