@@ -138,6 +138,14 @@ def table(path: str) -> int:
     return 0
 
 
+def fmt_figure(v):
+    if v is None:
+        return "—"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return f"{v:,.1f}" if v >= 100 else f"{v:.3g}"
+
+
 SERVER_METRICS = ["connections", "rss_bytes", "msgs_per_s", "p50_ms", "p99_ms", "median_ms"]
 
 
@@ -166,9 +174,9 @@ def server_table(path: str) -> int:
         for m in SERVER_METRICS:
             if m not in acc and m not in ref:
                 continue
-            fmt = fmt_bytes if m == "rss_bytes" else (lambda v: "—" if v is None else f"{v:,.4g}")
+            fmt = fmt_bytes if m == "rss_bytes" else fmt_figure
             a, r = acc.get(m), ref.get(m)
-            ratio = f"{a / r:.2f}" if isinstance(a, (int, float)) and isinstance(r, (int, float)) and r else "—"
+            ratio = f"{a / r:.3g}" if isinstance(a, (int, float)) and isinstance(r, (int, float)) and r else "—"
             print(f"| {case} | {m} | {fmt(a)} | {fmt(r)} | {ratio} |")
     print()
     return 0
