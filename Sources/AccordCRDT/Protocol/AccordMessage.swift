@@ -24,6 +24,9 @@ public enum AccordMessage: Hashable, Sendable {
     /// text, kept verbatim so relays forward it without re-serialising; `sender` is set
     /// by the server, so clients cannot impersonate each other.
     case broadcast(documentID: String, topic: String, payload: String, sender: String?)
+    /// Client → server: the client closed the document; stop sending it. Sending any
+    /// frame about it later joins it again.
+    case leave(documentID: String)
 
     public static let frameType: UInt64 = 100
 
@@ -35,7 +38,7 @@ public enum AccordMessage: Hashable, Sendable {
     public static let maxSenderBytes = 256
 
     enum Subtype: UInt64 {
-        case hello = 0, update = 1, ack = 2, error = 3, broadcast = 4
+        case hello = 0, update = 1, ack = 2, error = 3, broadcast = 4, leave = 5
     }
 
     var subtype: Subtype {
@@ -45,6 +48,7 @@ public enum AccordMessage: Hashable, Sendable {
         case .ack: .ack
         case .error: .error
         case .broadcast: .broadcast
+        case .leave: .leave
         }
     }
 
@@ -52,7 +56,7 @@ public enum AccordMessage: Hashable, Sendable {
     public var documentID: String? {
         switch self {
         case .hello: nil
-        case .update(let id, _, _), .ack(let id, _), .broadcast(let id, _, _, _): id
+        case .update(let id, _, _), .ack(let id, _), .broadcast(let id, _, _, _), .leave(let id): id
         case .error(_, _, let id): id
         }
     }
@@ -85,6 +89,8 @@ public enum AccordMessage: Hashable, Sendable {
             w.writeVarString(topic)
             w.writeVarString(payload)
             Self.writeOptional(sender, to: &w)
+        case .leave(let id):
+            w.writeVarString(id)
         }
         return .custom(type: Self.frameType, body: w.bytes)
     }
@@ -138,6 +144,8 @@ public enum AccordMessage: Hashable, Sendable {
         case .broadcast:
             return .broadcast(documentID: try r.readVarString(), topic: try r.readVarString(),
                               payload: try r.readVarString(), sender: try readOptional(from: &r))
+        case .leave:
+            return .leave(documentID: try r.readVarString())
         }
     }
 
@@ -165,7 +173,7 @@ public enum AccordMessage: Hashable, Sendable {
         switch self {
         case .hello(let version, _, _):
             try Self.limit(version, "server version", max: Self.maxServerVersionBytes)
-        case .update(let id, _, _), .ack(let id, _):
+        case .update(let id, _, _), .ack(let id, _), .leave(let id):
             try WireDocumentID.validate(id)
         case .error(let code, _, let id):
             guard !code.isEmpty else { throw AccordError(.invalidArgument, "an error code may not be empty") }

@@ -88,6 +88,11 @@ public struct Session: Sendable {
             // may report an error, which needs no answer.
             return []
         }
+        if case .custom(AccordMessage.frameType, _) = decoded.frame,
+           case .leave? = try? AccordMessage.decode(frame: decoded.frame) {
+            // Leaving a document not joined is a no-op, never a join.
+            return documents.remove(document) == nil ? [] : [.leave(document)]
+        }
         if documents.contains(document) { return [.deliver(document, decoded.frame)] }
         return [.join(document, then: decoded.frame)]
     }

@@ -139,8 +139,10 @@ public final class Room {
             return write(bytes, from: connection, member: member, ack: ack)
         case .broadcast(_, let topic, let payload, _):
             return relayBroadcast(topic: topic, payload: payload, from: connection, sender: member.user)
-        case .hello, .ack, .error:
-            return []  // server-to-client messages, or a client's report: nothing to do
+        case .hello, .ack, .error, .leave:
+            // Server-to-client messages, a client's report, or a leave (the session
+            // handles it before the room sees it): nothing to do.
+            return []
         }
     }
 

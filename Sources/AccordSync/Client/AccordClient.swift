@@ -164,6 +164,8 @@ public actor AccordClient {
     public func close(_ id: DocumentID) {
         guard let document = documents.removeValue(forKey: id) else { return }
         document.tickTimer?.cancel()
+        // Tell the server, so it stops sending this document on the shared connection.
+        if let leave = try? AccordMessage.leave(documentID: id.rawValue).frame() { send(leave, for: id) }
         do throws(AccordError) {
             try document.stored.close()
         } catch {

@@ -48,7 +48,7 @@ extension DocumentSyncMachine {
             return [.emit(.writeRejected(error))] + settle(now: now)
         case .broadcast(_, let topic, let payload, let sender):
             return mode.pullsLive ? [.deliverBroadcast(topic: topic, payload: payload, sender: sender)] : []
-        case .hello, .update:
+        case .hello, .update, .leave:
             return []  // connection-wide, or client-to-server
         }
     }

@@ -24,6 +24,8 @@ enum AccordMessageFixtures {
          "64 04 05 6e6f746573 06 637572736f72 07 7b2278223a317d 01 05 616c696365"),
         ("broadcast without sender", .broadcast(documentID: "notes", topic: "", payload: "[]", sender: nil),
          "64 04 05 6e6f746573 00 02 5b5d 00"),
+        // 05 leave · vs("notes")
+        ("leave", .leave(documentID: "notes"), "64 05 05 6e6f746573"),
     ]
 
     static let goldenMultiplexed: [(name: String, frame: MultiplexedFrame, hex: String)] = [

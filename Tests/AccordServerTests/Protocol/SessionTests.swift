@@ -57,6 +57,17 @@ import AccordStore
         #expect(session.documents == ["a"])
     }
 
+    @Test func leaveTakesTheConnectionOutOfOneRoomAndNeverJoins() throws {
+        var session = signedIn(.multiplexed)
+        _ = session.joined("a", outcome: .joined(canWrite: true), then: nil)
+        _ = session.joined("b", outcome: .joined(canWrite: true), then: nil)
+        let leave = try MultiplexedFrame(AccordMessage.leave(documentID: "a")).encode()
+        #expect(session.received(leave, now: 1) == [.leave("a")])
+        #expect(session.documents == ["b"])
+        #expect(session.received(leave, now: 2).isEmpty)  // not joined: nothing, not a join
+        #expect(session.received(try step1("a"), now: 3) == [.join("a", then: .sync(.step1(stateVector: [0])))])
+    }
+
     @Test func refusedDocumentOnMultiplexedConnectionLeavesTheOthersAlone() throws {
         var session = signedIn(.multiplexed)
         _ = session.joined("a", outcome: .joined(canWrite: true), then: nil)

@@ -67,6 +67,30 @@ struct MultiplexedSyncTests {
         try await server.stop()
     }
 
+    @Test func aLeftDocumentIsNoLongerSentWhileTheOthersAre() async throws {
+        let server = try TestServer()
+        let ada = try await server.client("ada", document: nil)
+        ada.open("a")
+        ada.open("b")
+        let writer = try await server.client("ada", document: nil)
+        writer.open("a")
+        writer.open("b")
+        try writer.edit("a") { try $0.getText("t").insert(0, "a1") }
+        try await eventually("first edit") { ada.text("a") == "a1" }
+        ada.send(try AccordMessage.leave(documentID: "a").frame(), document: "a")
+        // A query on the same connection is answered after the leave was handled.
+        let answered = ada.awarenessUpdates.count
+        ada.send(.queryAwareness, document: "b")
+        try await eventually("the server handled the leave") { ada.awarenessUpdates.count > answered }
+        try writer.edit("a") { try $0.getText("t").insert(2, " a2") }
+        try writer.edit("b") { try $0.getText("t").insert(0, "b1") }
+        try await eventually("b still syncs") { ada.text("b") == "b1" }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(ada.text("a") == "a1")
+        #expect(ada.errorCodes.isEmpty)
+        try await server.stop()
+    }
+
     @Test func idleRoomsAreUnloadedAndReloadedFromTheStore() async throws {
         let server = try TestServer { $0.roomIdleSeconds = 0 }
         let ada = try await server.client("ada", document: "doc")
