@@ -11,18 +11,8 @@ import AccordTesting
 
     @Test func twoClientsEditOneDocumentAndConverge() async throws {
         let server = try ClientTestServer()
-        let (storeA, storeB) = (memoryStore(), memoryStore())
-        let a = server.client(store: storeA)
-        let b = server.client(store: storeB)
-        let logA = EventLog(a)
-        await a.start()
-        await b.start()
-        try await a.open(id)
-        try await b.open(id)
-        try await eventually("both online and synced") {
-            let (syncedA, syncedB) = (await a.isSynced(id), await b.isSynced(id))
-            return syncedA && syncedB
-        }
+        let pair = try await SyncedPair(server, id)
+        let (a, b, storeA, storeB, logA) = (pair.a, pair.b, pair.storeA, pair.storeB, pair.logA)
         #expect(await a.isOnline)
 
         try await a.insert(id, "hello ")
@@ -149,18 +139,8 @@ import AccordTesting
 
     @Test func goOfflineStopsTrafficAndGoOnlineResumesIt() async throws {
         let server = try ClientTestServer()
-        let (storeA, storeB) = (memoryStore(), memoryStore())
-        let a = server.client(store: storeA)
-        let b = server.client(store: storeB)
-        let logA = EventLog(a)
-        await a.start()
-        await b.start()
-        try await a.open(id)
-        try await b.open(id)
-        try await eventually("both synced") {
-            let (syncedA, syncedB) = (await a.isSynced(id), await b.isSynced(id))
-            return syncedA && syncedB
-        }
+        let pair = try await SyncedPair(server, id)
+        let (a, b, storeA, storeB, logA) = (pair.a, pair.b, pair.storeA, pair.storeB, pair.logA)
 
         await a.goOffline()
         #expect(await !a.isOnline)

@@ -155,6 +155,32 @@ extension AccordClient {
 
 func memoryStore() -> DocumentStore { DocumentStore(storage: SerialStorage.inMemory()) }
 
+/// Two started clients of `server` on fresh in-memory stores, both with `id` open and
+/// synced; `logA` records `a`'s events from before it started.
+struct SyncedPair {
+    let a: AccordClient
+    let b: AccordClient
+    let storeA: DocumentStore
+    let storeB: DocumentStore
+    let logA: EventLog
+
+    init(_ server: ClientTestServer, _ id: DocumentID) async throws {
+        (storeA, storeB) = (memoryStore(), memoryStore())
+        a = server.client(store: storeA)
+        b = server.client(store: storeB)
+        logA = EventLog(a)
+        await a.start()
+        await b.start()
+        try await a.open(id)
+        try await b.open(id)
+        let (a, b) = (a, b)
+        try await eventually("both online and synced") {
+            let (syncedA, syncedB) = (await a.isSynced(id), await b.isSynced(id))
+            return syncedA && syncedB
+        }
+    }
+}
+
 /// Counts calls from concurrent code.
 actor CallCounter {
     private(set) var count = 0
