@@ -1,4 +1,4 @@
-import AccordNet
+@testable import AccordNet  // its `Locked`, for event logs filled from service threads
 import Foundation
 import Testing
 
@@ -13,20 +13,6 @@ struct TimeoutError: Error, CustomStringConvertible {
     var description: String { "timed out waiting for \(what)" }
 }
 
-/// A value behind a lock, for events appended from service threads.
-final class Locked<Value>: @unchecked Sendable {
-    // Invariant: `value` is touched only inside `lock`.
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
 
 /// Polls `condition` until it returns a value or `timeout` passes (then throws, so a
 /// missing event fails the test instead of hanging it).
