@@ -75,16 +75,20 @@ def fmt_ratio(ref, acc):
     return f"{r:.2f}×" if r < 10 else f"{r:.1f}×"
 
 
-def table(path: str) -> int:
-    data: "OrderedDict[str, dict]" = OrderedDict()  # trace -> name -> engine -> rec
+def read_records(path: str):
+    """The JSON objects of a JSON-lines file, blank lines skipped."""
     with open(path) as f:
         for line in f:
             line = line.strip()
-            if not line:
-                continue
-            rec = json.loads(line)
-            t = data.setdefault(rec.get("trace", "?"), OrderedDict())
-            t.setdefault(rec["name"], {})[rec.get("engine", "?")] = rec
+            if line:
+                yield json.loads(line)
+
+
+def table(path: str) -> int:
+    data: "OrderedDict[str, dict]" = OrderedDict()  # trace -> name -> engine -> rec
+    for rec in read_records(path):
+        t = data.setdefault(rec.get("trace", "?"), OrderedDict())
+        t.setdefault(rec["name"], {})[rec.get("engine", "?")] = rec
     if not data:
         print(f"bench_table: {path} has no results", file=sys.stderr)
         return 1
@@ -152,17 +156,12 @@ SERVER_METRICS = ["connections", "rss_bytes", "msgs_per_s", "p50_ms", "p99_ms", 
 def server_table(path: str) -> int:
     """The `accord-bench server` lines: per case, Accord's figure beside pycrdt-websocket's."""
     cases: "OrderedDict[str, dict]" = OrderedDict()  # case -> engine -> rec
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
-            rec = json.loads(line)
-            name = rec["name"]
-            if name.endswith("_ratio"):
-                continue
-            base = name[: -len("_pycrdt")] if name.endswith("_pycrdt") else name
-            cases.setdefault(base, {})[rec.get("engine", "?")] = rec
+    for rec in read_records(path):
+        name = rec["name"]
+        if name.endswith("_ratio"):
+            continue
+        base = name[: -len("_pycrdt")] if name.endswith("_pycrdt") else name
+        cases.setdefault(base, {})[rec.get("engine", "?")] = rec
     if not cases:
         print(f"bench_table: {path} has no server results", file=sys.stderr)
         return 1
