@@ -35,6 +35,11 @@ public func mergeUpdates(_ updates: [[UInt8]]) throws(AccordError) -> [UInt8] {
     return UpdateMerger.merge(decoded)
 }
 
+/// Whether `update` is the empty update `00 00` (no structs, no deletions): what a peer
+/// with nothing to offer sends as its sync step 2. Applying or storing it changes
+/// nothing, so relays and clients skip it.
+public func isEmptyUpdate(_ update: [UInt8]) -> Bool { update == [0, 0] }
+
 /// The part of `update` that a peer with state vector `stateVector` lacks, as Yjs's
 /// `diffUpdate` computes it: for each client, the structs from the peer's clock on (the
 /// first one cut at that clock), in the order the update holds them, never starting a

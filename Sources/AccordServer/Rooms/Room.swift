@@ -155,7 +155,7 @@ public final class Room {
     ) -> [RoomAction] {
         // Every stock client answers our step 1 with its state, usually empty: nothing
         // to apply, store or refuse (a reader's empty step 2 is not worth an error).
-        if ack == nil, Self.isEmptyUpdate(update) { return [] }
+        if ack == nil, isEmptyUpdate(update) { return [] }
         guard member.canWrite else {
             return [.error(connection, AccordError(
                 .permissionDenied, "read-only access to document \(id)", details: ["document": id.rawValue]))]
@@ -188,9 +188,6 @@ public final class Room {
         integrated = nil
         return actions
     }
-
-    /// `00 00`: no structs, no deletions.
-    static func isEmptyUpdate(_ update: [UInt8]) -> Bool { update == [0, 0] }
 
     /// Records that the driver appended an update under `storeSequence`.
     public func persisted(storeSequence: UInt64, ack: PendingAck?, now: UInt64) {

@@ -62,6 +62,6 @@ extension DocumentSyncMachine {
     /// `00 00` (no structs, no deletions) is what a peer with nothing for us sends;
     /// appending it to the store would only grow the log.
     private func applying(_ update: [UInt8]) -> [DocumentSyncAction] {
-        update == [0, 0] ? [] : [.apply(update: update)]
+        isEmptyUpdate(update) ? [] : [.apply(update: update)]
     }
 }

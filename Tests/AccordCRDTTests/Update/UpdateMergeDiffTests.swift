@@ -13,6 +13,15 @@ import Testing
 
     // MARK: merge_updates vector
 
+    @Test func emptyUpdateIsTheStateOfAnEmptyDocOnly() throws {
+        #expect(isEmptyUpdate(Doc().encodeStateAsUpdate()))
+        #expect(isEmptyUpdate(try mergeUpdates([])))
+        let doc = Doc(clientID: 1)
+        try doc.getText("t").insert(0, "x")
+        #expect(!isEmptyUpdate(doc.encodeStateAsUpdate()))
+        #expect(!isEmptyUpdate([]))
+    }
+
     @Test func mergesAllInputsLikeYrsAndYjs() throws {
         let c = SharedFixtures.vectorCase("merge_updates")
         let inputs = (c["inputs_hex"] as! [String]).map(Hex.decode)
