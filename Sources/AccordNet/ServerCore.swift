@@ -11,6 +11,8 @@ final class ServerCore: LWSCallbackHandler {
 
     private let configuration: WebSocketServer.Configuration
     private let mailbox: Mailbox<ServerCommand>
+    /// How many WebSockets are open, readable from other threads (`WebSocketServer.stop`).
+    private let openCount: Locked<Int>
     private var nextID: UInt64 = 1
     /// Accepted upgrade requests waiting for `ESTABLISHED`.
     private var upgrades: [UInt: HTTPRequest] = [:]
@@ -18,7 +20,8 @@ final class ServerCore: LWSCallbackHandler {
     private var socketsByID: [UInt64: UInt] = [:]
     private var exchanges: [UInt: HTTPExchange] = [:]
 
-    init(configuration: WebSocketServer.Configuration, mailbox: Mailbox<ServerCommand>) {
+    init(configuration: WebSocketServer.Configuration, mailbox: Mailbox<ServerCommand>, openCount: Locked<Int>) {
+        self.openCount = openCount
         self.configuration = configuration
         self.mailbox = mailbox
     }
@@ -89,6 +92,7 @@ final class ServerCore: LWSCallbackHandler {
             sockets[key] = Socket(
                 connection: connection, peer: WebSocketPeer(maxMessageSize: configuration.maxMessageSize), wsi: wsi)
             socketsByID[connection.id] = key
+            openCount.withLock { $0 += 1 }
             configuration.onEvent(.opened(connection))
             return 0
 
@@ -118,6 +122,7 @@ final class ServerCore: LWSCallbackHandler {
 
         case LWS_CALLBACK_CLOSED:
             if let socket = sockets.removeValue(forKey: key) {
+                openCount.withLock { $0 -= 1 }
                 socketsByID[socket.connection.id] = nil
                 let close = socket.peer.finalClose
                 configuration.onEvent(.closed(socket.connection, code: close.code, reason: close.reason))

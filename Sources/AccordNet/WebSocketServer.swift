@@ -59,6 +59,7 @@ public final class WebSocketServer: Sendable {
     /// The port the server listens on.
     public let port: Int
     private let thread: ServiceThread
+    private let openCount = Locked(0)
 
     /// Binds and starts serving. Throws `NetError.Code.listenFailed` if it cannot bind.
     public init(_ configuration: Configuration) throws(NetError) {
@@ -69,7 +70,7 @@ public final class WebSocketServer: Sendable {
                 hangUpAfterSeconds: UInt16(clamping: configuration.hangUpAfterSeconds ?? 0))
         }
         let thread = try ServiceThread(listen: (configuration.host, configuration.port), idle: idle)
-        let core = ServerCore(configuration: configuration, mailbox: Mailbox(thread: thread))
+        let core = ServerCore(configuration: configuration, mailbox: Mailbox(thread: thread), openCount: openCount)
         self.thread = thread
         self.port = thread.listenPort ?? configuration.port
         thread.start(handler: core, name: "AccordNet.server:\(port)")
@@ -81,7 +82,15 @@ public final class WebSocketServer: Sendable {
 
     /// Closes every connection (their `closed` events arrive first), stops the service
     /// thread and releases the port. Waits without blocking a thread.
-    public func stop() async {
+    ///
+    /// With a `gracePeriod`, first waits up to that long for the connections to finish
+    /// closing by themselves (after `close(code:reason:)` calls), so the close frames
+    /// queued for them go out and peers see those codes, not 1006.
+    public func stop(gracePeriod: Duration = .zero) async {
+        let deadline = ContinuousClock.now + gracePeriod
+        while openCount.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
         thread.requestStop()
         await thread.waitUntilFinished()
     }

@@ -140,6 +140,16 @@ struct WebSocketTests {
         await server.stop()
     }
 
+    @Test func stopWithAGracePeriodLetsQueuedClosesGoOut() async throws {
+        let log = EventLog<WebSocketServerEvent>()
+        let server = try echoServer(log: log)
+        let client = try await RecordedClient.connect("ws://127.0.0.1:\(server.port)/")
+        let connection = try await log.wait("opened") { $0.lazy.compactMap(\.opened).first }
+        connection.close(code: 1001, reason: "going away")
+        await server.stop(gracePeriod: .seconds(2))
+        #expect(try await client.closed().code == 1001)
+    }
+
     @Test func oversizedMessageCanBeReportedWithoutClosing() async throws {
         let log = EventLog<WebSocketServerEvent>()
         let server = try echoServer(log: log, maxMessageSize: 1000, closeOnOversizedMessage: false)

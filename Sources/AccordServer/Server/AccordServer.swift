@@ -107,7 +107,8 @@ public final class AccordServer: Sendable {
                 done.resume(returning: Result { () throws(AccordError) in try hub.stop() })
             }
         }
-        await server.stop()
+        // The hub asked every connection to close with 1001: let those frames go out.
+        await server.stop(gracePeriod: .seconds(2))
         try stopped.get()
     }
 }
