@@ -8,6 +8,19 @@ extension ErrorCode {
     /// ``AccordClient/withDocument(_:_:)`` names a document that is not open in the client.
     public static let documentNotOpen = ErrorCode(rawValue: "DOCUMENT_NOT_OPEN")
 
+    /// A document was asked for from the network (`waitForLoad: .network`, or
+    /// `.localElseNetwork` with no local copy, or `resync`) while the client is offline:
+    /// refused at once rather than waiting for a connection that may never come.
+    public static let documentUnavailableOffline = ErrorCode(rawValue: "DOCUMENT_UNAVAILABLE_OFFLINE")
+
+    /// An option that needs the server was asked of a local-only document.
+    public static let localOnlyUnsupportedOption = ErrorCode(rawValue: "LOCAL_ONLY_UNSUPPORTED_OPTION")
+
+    /// What was waited for did not happen in time (``AccordClient/nextEvent(_:timeout:where:)``).
+    public static let unavailable = ErrorCode(rawValue: "UNAVAILABLE")
+
     /// Every code defined by AccordSync, for golden tests and documentation.
-    public static let allSyncCodes: [ErrorCode] = [.networkTimeout, .documentNotOpen]
+    public static let allSyncCodes: [ErrorCode] = [
+        .networkTimeout, .documentNotOpen, .documentUnavailableOffline, .localOnlyUnsupportedOption, .unavailable,
+    ]
 }

@@ -6,7 +6,11 @@ import AccordServer
 /// The code strings are API: a rename fails here.
 @Suite struct SyncErrorCodeGoldenTests {
     @Test func syncCodes() {
-        #expect(ErrorCode.allSyncCodes.map(\.rawValue) == ["NETWORK_TIMEOUT", "DOCUMENT_NOT_OPEN"])
+        #expect(
+            ErrorCode.allSyncCodes.map(\.rawValue) == [
+                "NETWORK_TIMEOUT", "DOCUMENT_NOT_OPEN", "DOCUMENT_UNAVAILABLE_OFFLINE", "LOCAL_ONLY_UNSUPPORTED_OPTION",
+                "UNAVAILABLE",
+            ])
     }
 
     /// The client spells the server's refusal codes by string; they must stay the server's.
@@ -15,5 +19,6 @@ import AccordServer
         #expect(WriteRefusal.documentTooLarge == ErrorCode.documentTooLarge)
         #expect(WriteRefusal.messageTooLarge == ErrorCode.messageTooLarge)
         #expect(WriteRefusal.codes == [.permissionDenied, .documentTooLarge])
+        #expect(TokenRequestReason.refusalCode == ErrorCode.unauthenticated)
     }
 }

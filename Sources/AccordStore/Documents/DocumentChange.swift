@@ -15,6 +15,10 @@ public struct DocumentChange: Sendable, Hashable {
 
     public var id: DocumentID
     public var kind: Kind
+    /// For `appended`: how many of the updates were local edits, and how many were
+    /// received (appended with `isLocal: false`). Zero for the other kinds.
+    public var localUpdates = 0
+    public var remoteUpdates = 0
 }
 
 /// Keeps a ``DocumentStore`` change observer registered until ``cancel()`` is called.

@@ -111,9 +111,19 @@ extension DocumentStore {
             }
             throw error
         }
+        // One pass over the batch: per document, its first sequence and the local/remote split.
+        var tallies: [DocumentID: (first: UInt64, local: Int, remote: Int)] = [:]
+        for update in batch {
+            var tally = tallies[update.id] ?? (update.sequence, 0, 0)
+            if update.isLocal { tally.local += 1 } else { tally.remote += 1 }
+            tallies[update.id] = tally
+        }
         for metadata in committed {
-            let range = batch.first { $0.id == metadata.id }.map(\.sequence)
-            if let first = range { notify(DocumentChange(id: metadata.id, kind: .appended(first...metadata.lastSequence))) }
+            guard let tally = tallies[metadata.id] else { continue }
+            var change = DocumentChange(id: metadata.id, kind: .appended(tally.first...metadata.lastSequence))
+            change.localUpdates = tally.local
+            change.remoteUpdates = tally.remote
+            notify(change)
         }
         compactIfNeeded(committed)
         if let dropped { throw dropped }

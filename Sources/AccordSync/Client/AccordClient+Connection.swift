@@ -15,7 +15,7 @@ extension AccordClient {
                 reconnectTimer?.cancel()
                 reconnectTimer = timer(at: at) { client in client.perform(client.network.tick(now: client.now)) }
             case .emit(let event):
-                eventSink.yield(.network(event))
+                bus.emit(.network(event))
             }
         }
     }
@@ -28,9 +28,10 @@ extension AccordClient {
         let attempt = generation
         let provider = tokenProvider
         let base = serverURL
+        let reason = authRefusal.map(TokenRequestReason.unauthenticated) ?? .connect
         Task { [weak self] in
             do {
-                let token = try await provider()
+                let token = try await provider(reason)
                 let url = base + SyncPath.multiplexed + "?token=" + SyncPath.queryEscaped(token)
                 let socket = try await WebSocketClient.connect(to: url)
                 guard let self else {
@@ -88,7 +89,7 @@ extension AccordClient {
         do throws(AccordError) {
             multiplexed = try MultiplexedFrame.decode(bytes)
         } catch {
-            eventSink.yield(.failure(nil, error))
+            bus.emit(.failure(nil, error))
             return
         }
         guard let rawID = multiplexed.documentID else {
@@ -96,7 +97,7 @@ extension AccordClient {
             case .hello(let version, let maxFrame, let heartbeat)?:
                 helloReceived(ServerHello(serverVersion: version, maxFrameBytes: maxFrame, heartbeatSeconds: heartbeat))
             case .error(let code, let message, _)?:
-                eventSink.yield(.connectionError(AccordError(ErrorCode(rawValue: code), message)))
+                connectionErrorReceived(AccordError(ErrorCode(rawValue: code), message))
             default:
                 break
             }
@@ -107,8 +108,19 @@ extension AccordClient {
         perform(document.machine.received(multiplexed.frame, now: now), for: document)
     }
 
+    private func connectionErrorReceived(_ error: AccordError) {
+        bus.emit(.connectionError(error))
+        // The server closes after refusing a token; the next attempt asks for a fresh one.
+        guard error.code == TokenRequestReason.refusalCode else { return }
+        authRefusal = error
+        authAttempts += 1
+        bus.emit(.authError(AuthErrorEvent(error: error, attempt: authAttempts)))
+    }
+
     private func helloReceived(_ hello: ServerHello) {
         guard var current = connection, current.hello == nil else { return }
+        authRefusal = nil
+        authAttempts = 0
         current.hello = hello
         current.heartbeat = HeartbeatMonitor(heartbeatSeconds: hello.heartbeatSeconds, now: now)
         connection = current
@@ -180,7 +192,7 @@ extension AccordClient {
         do throws(AccordError) {
             current.socket.send(try MultiplexedFrame(documentID: id.rawValue, frame: frame).encode())
         } catch {
-            eventSink.yield(.failure(id, error))
+            bus.emit(.failure(id, error))
         }
     }
 }

@@ -9,18 +9,25 @@ extension AccordClient {
             unacknowledged = try store.unacknowledgedUpdates(document.id)
                 .map { OutboundUpdate(sequence: $0.sequence, bytes: $0.value) }
         } catch {
-            eventSink.yield(.failure(document.id, error))
+            bus.emit(.failure(document.id, error))
             return
         }
         document.delivered = max(document.delivered, unacknowledged.last?.sequence ?? 0)
         perform(document.machine.connectionReady(hello, unacknowledged: unacknowledged, now: now), for: document)
     }
 
-    /// The store committed updates of a document: hand the machine the local ones it
-    /// has not seen (``DocumentStore/unacknowledgedUpdates(_:)`` holds exactly those
-    /// that are durable, local and not acknowledged).
-    func storeAppended(_ id: DocumentID) {
-        guard let document = documents[id] else { return }
+    /// The store committed updates of a document: tell the app (``DocumentChangedEvent``)
+    /// and hand the machine the local ones it has not seen
+    /// (``DocumentStore/unacknowledgedUpdates(_:)`` holds exactly those that are
+    /// durable, local and not acknowledged).
+    func storeAppended(_ change: DocumentChange) {
+        let id = change.id
+        guard let document = documents[id], case .appended(let sequences) = change.kind else { return }
+        if change.localUpdates + change.remoteUpdates > 0 {
+            let origin: DocumentChangedEvent.Origin =
+                change.remoteUpdates == 0 ? .local : change.localUpdates == 0 ? .remote : .localAndRemote
+            bus.emit(.documentChanged(DocumentChangedEvent(documentID: id, origin: origin, sequences: sequences)))
+        }
         do throws(AccordError) {
             // Most commits of an open document are remote updates it applied: skip the read.
             guard try store.metadata(id).lastLocalSequence > document.delivered else { return }
@@ -30,7 +37,7 @@ extension AccordClient {
                 perform(document.machine.localUpdateAppended(update, now: now), for: document)
             }
         } catch {
-            eventSink.yield(.failure(id, error))
+            bus.emit(.failure(id, error))
         }
     }
 
@@ -54,7 +61,10 @@ extension AccordClient {
                 case .acknowledge(let through):
                     try store.acknowledge(id, through: through)
                 case .emit(let event):
-                    eventSink.yield(.document(id, event))
+                    bus.emit(.document(id, event))
+                    // The server refused the document (no access, not found): an open
+                    // waiting for its state will not get it.
+                    if case .serverError(let error) = event { failLoads(document, with: error) }
                 case .scheduleTick(let at):
                     document.tickTimer?.cancel()
                     document.tickTimer = timer(at: at) { client in client.documentTick(id) }
@@ -62,9 +72,10 @@ extension AccordClient {
                     break  // presence and broadcast are not built yet
                 }
             } catch {
-                eventSink.yield(.failure(id, error))
+                bus.emit(.failure(id, error))
             }
         }
+        if !document.loadWaiters.isEmpty { resolveLoads(document) }
     }
 
     private func documentTick(_ id: DocumentID) {

@@ -31,15 +31,14 @@ import AccordNet
 /// again at each connection attempt), per-document sync mode changes (every document
 /// syncs `realtime`).
 public actor AccordClient {
-    /// What the client tells the app. One consumer; finishes after ``stop()``.
-    public nonisolated let events: AsyncStream<ClientEvent>
     public nonisolated let store: DocumentStore
     /// `ws://host:port` (or with a path prefix); `/v1/sync?token=…` is appended.
     public nonisolated let serverURL: String
 
-    let tokenProvider: @Sendable () async throws -> String
+    let tokenProvider: @Sendable (TokenRequestReason) async throws -> String
     let handshakeBudget: UInt64
-    let eventSink: AsyncStream<ClientEvent>.Continuation
+    /// Every subscriber of ``events`` and ``stream(for:)``.
+    nonisolated let bus = EventBus()
     let executor = ClientExecutor(label: "accord.client")
     let clock = ContinuousClock()
     let epoch: ContinuousClock.Instant
@@ -57,6 +56,12 @@ public actor AccordClient {
     var storeTask: Task<Void, Never>?
     var isStarted = false
     var isStopped = false
+    /// The server refused the last token: the next attempt asks the provider with this.
+    var authRefusal: AccordError?
+    /// Token refusals in a row, reset when a connection is accepted.
+    var authAttempts = 0
+    /// Names each `open` waiting for the server's state, so its timeout finds it.
+    var nextLoadKey: UInt64 = 0
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -66,11 +71,12 @@ public actor AccordClient {
     ///   - reconnect: the backoff after a lost connection or a failed attempt.
     ///   - handshakeBudget: how long (ms) a document's sync may go unanswered before a
     ///     `syncError(NETWORK_TIMEOUT)` and a retry.
-    ///   - tokenProvider: asked for a bearer token before each connection attempt.
+    ///   - tokenProvider: asked for a bearer token before each connection attempt, with
+    ///     the reason: `.unauthenticated` after the server refused the last one.
     public init(
         serverURL: String, store: DocumentStore, reconnect: ReconnectPolicy = ReconnectPolicy(),
         handshakeBudget: UInt64 = DocumentSyncMachine.defaultHandshakeBudget,
-        tokenProvider: @escaping @Sendable () async throws -> String
+        tokenProvider: @escaping @Sendable (TokenRequestReason) async throws -> String
     ) {
         self.handshakeBudget = handshakeBudget
         var url = serverURL
@@ -79,8 +85,19 @@ public actor AccordClient {
         self.store = store
         self.tokenProvider = tokenProvider
         self.network = NetworkModeMachine(reconnect: reconnect)
-        (events, eventSink) = AsyncStream.makeStream(of: ClientEvent.self)
         epoch = clock.now
+    }
+
+    /// A client whose token provider needs no reason (a fixed token, or one fetched the
+    /// same way every time).
+    public init(
+        serverURL: String, store: DocumentStore, reconnect: ReconnectPolicy = ReconnectPolicy(),
+        handshakeBudget: UInt64 = DocumentSyncMachine.defaultHandshakeBudget,
+        tokenProvider: @escaping @Sendable () async throws -> String
+    ) {
+        self.init(
+            serverURL: serverURL, store: store, reconnect: reconnect, handshakeBudget: handshakeBudget,
+            tokenProvider: { (_: TokenRequestReason) in try await tokenProvider() })
     }
 
     // MARK: Lifecycle
@@ -96,14 +113,14 @@ public actor AccordClient {
         storeTask = Task { [weak self] in
             for await change in changes {
                 guard let self else { return }
-                await self.storeAppended(change.id)
+                await self.storeAppended(change)
             }
         }
         perform(network.start())
     }
 
     /// Closes the connection, closes every open document (flushing what it logged)
-    /// and ends ``events``. Unacknowledged edits stay in the store for the next client.
+    /// and ends every event stream. Unacknowledged edits stay in the store for the next client.
     public func stop() {
         guard !isStopped else { return }
         isStopped = true
@@ -112,7 +129,7 @@ public actor AccordClient {
         storeSubscription?.cancel()
         storeTask?.cancel()
         for id in Array(documents.keys) { close(id) }
-        eventSink.finish()
+        bus.finish()
     }
 
     /// A client released without ``stop()`` lets go of the store's notifications and
@@ -124,7 +141,7 @@ public actor AccordClient {
         heartbeatTimer?.cancel()
         connection?.socket.close()
         connection?.reader.cancel()
-        eventSink.finish()
+        bus.finish()
     }
 
     // MARK: Network mode
@@ -134,44 +151,16 @@ public actor AccordClient {
     public var networkMode: NetworkMode { network.mode }
 
     /// Pins the client offline: the connection is closed and not rebuilt; edits stay in the store.
-    public func goOffline() { perform(network.goOffline()) }
+    public func goOffline() {
+        perform(network.goOffline())
+        failEveryLoad { Self.offlineError($0) }
+    }
     /// Pins the client online: connects now if not connected.
     public func goOnline() { perform(network.goOnline()) }
     /// Back to `auto` (the default): connected, reconnecting with backoff when lost.
     public func useAutomaticMode() { perform(network.useAutomaticMode()) }
 
     // MARK: Documents
-
-    /// Opens a document from the store (creating it if missing) and syncs it while
-    /// connected. Idempotent.
-    /// - Throws: the store's errors (`DOCUMENT_EVICTED`, `STORAGE_CORRUPT`, `STORE_CLOSED`).
-    public func open(_ id: DocumentID) throws(AccordError) {
-        guard documents[id] == nil else { return }
-        let stored = try store.open(id, createIfMissing: true)
-        let metadata = try store.metadata(id)
-        let document = OpenDocument(
-            stored: stored,
-            machine: DocumentSyncMachine(
-                id: id, localOnly: metadata.localOnly, acknowledged: metadata.acknowledgedSequence,
-                handshakeBudget: handshakeBudget))
-        document.delivered = metadata.acknowledgedSequence
-        documents[id] = document
-        if let hello = connection?.hello, network.isOnline { ready(document, hello: hello) }
-    }
-
-    /// Stops syncing a document and flushes what its `Doc` logged. Its unacknowledged
-    /// edits stay in the store and are sent when it is opened again.
-    public func close(_ id: DocumentID) {
-        guard let document = documents.removeValue(forKey: id) else { return }
-        document.tickTimer?.cancel()
-        // Tell the server, so it stops sending this document on the shared connection.
-        if let leave = try? AccordMessage.leave(documentID: id.rawValue).frame() { send(leave, for: id) }
-        do throws(AccordError) {
-            try document.stored.close()
-        } catch {
-            eventSink.yield(.failure(id, error))
-        }
-    }
 
     /// The ids of the open documents.
     public var openDocuments: [DocumentID] { documents.keys.sorted() }
@@ -180,9 +169,7 @@ public actor AccordClient {
     /// logged to the store as local and sent once durable.
     /// - Throws: `DOCUMENT_NOT_OPEN`, or what `body` throws.
     public func withDocument<T: Sendable>(_ id: DocumentID, _ body: @Sendable (Doc) throws -> T) throws -> T {
-        guard let document = documents[id] else {
-            throw AccordError(.documentNotOpen, "document \(id) is not open in this client", details: ["document": id.rawValue])
-        }
+        let document = try openDocument(id)
         let result = try body(document.stored.doc)
         // Without a flush timer nothing would make the edit durable, so nothing would send it.
         if store.options.flushDelay == nil { try store.flush() }
@@ -223,6 +210,8 @@ final class OpenDocument {
     /// The highest local store sequence handed to the machine.
     var delivered: UInt64 = 0
     var tickTimer: Task<Void, Never>?
+    /// `open` calls waiting for the server's state (`waitForLoad: .network`).
+    var loadWaiters: [LoadWaiter] = []
 
     init(stored: StoredDocument, machine: DocumentSyncMachine) {
         self.stored = stored

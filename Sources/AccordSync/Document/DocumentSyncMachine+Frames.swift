@@ -14,6 +14,7 @@ extension DocumentSyncMachine {
             // Only an answer to our own step 1 is taken; it holds everything we lacked.
             guard stepTwosAwaited > 0 else { return [] }
             stepTwosAwaited -= 1
+            serverStatesReceived += 1
             return finish(applying(update) + progressed(now: now))
         case .sync(.update(let update)):
             guard mode.pullsLive else { return [] }

@@ -32,6 +32,9 @@ public struct DocumentSyncMachine: Sendable {
     public internal(set) var parked: AccordError?
     /// The highest sequence the server acknowledged, as far as this machine knows.
     public internal(set) var acknowledged: UInt64
+    /// How many step 2s answering our step 1 were taken (over every connection): the
+    /// server's state has reached the document when this grows.
+    public internal(set) var serverStatesReceived = 0
     /// The server's frame limit from its hello; nil while offline.
     public private(set) var maxFrameBytes: UInt64?
 
@@ -135,6 +138,17 @@ public struct DocumentSyncMachine: Sendable {
         let actions = startRound(now: now)
         if case .polling(let interval) = mode { nextPoll = now + interval }
         return finish(actions)
+    }
+
+    /// Lifts a refusal (``parked``): the app made the writes acceptable (e.g. the owner
+    /// granted write access) and asks for them to be sent again. Connected, a round
+    /// starts at once and every unacknowledged update is resent.
+    public mutating func unpark(now: UInt64) -> [DocumentSyncAction] {
+        guard !localOnly, parked != nil else { return [] }
+        parked = nil
+        guard isConnected, mode.exchanges else { return [] }
+        sentThrough = acknowledged
+        return finish(startRound(now: now))
     }
 
     /// Time passed: the handshake budget and polling rounds.

@@ -17,13 +17,17 @@ final class ClientTestServer: @unchecked Sendable {
     private(set) var server: AccordServer?
     private(set) var port: Int
     let heartbeatSeconds: Int
+    let createDocumentsOnConnect: Bool
 
-    init(heartbeatSeconds: Int = 20) throws {
+    init(heartbeatSeconds: Int = 20, createDocumentsOnConnect: Bool = true) throws {
         self.heartbeatSeconds = heartbeatSeconds
+        self.createDocumentsOnConnect = createDocumentsOnConnect
         directory = try TemporaryDirectory(prefix: "accord-client")
         tokens = try TokenAuthority(secret: Self.secret)
         documents = try DocumentStore(path: directory.file("server.sqlite"))
-        let server = try AccordServer(configuration: Self.configuration(port: 0, heartbeatSeconds: heartbeatSeconds), documents: documents, tokens: tokens)
+        let server = try AccordServer(
+            configuration: Self.configuration(port: 0, heartbeatSeconds: heartbeatSeconds, createOnConnect: createDocumentsOnConnect),
+            documents: documents, tokens: tokens)
         self.server = server
         port = server.port
     }
@@ -59,7 +63,10 @@ final class ClientTestServer: @unchecked Sendable {
         var lastError: AccordError?
         for _ in 0..<50 {
             do throws(AccordError) {
-                server = try AccordServer(configuration: Self.configuration(port: port, heartbeatSeconds: heartbeatSeconds), documents: documents, tokens: tokens)
+                server = try AccordServer(
+                    configuration: Self.configuration(
+                        port: port, heartbeatSeconds: heartbeatSeconds, createOnConnect: createDocumentsOnConnect),
+                    documents: documents, tokens: tokens)
                 return
             } catch {
                 lastError = error
@@ -85,10 +92,11 @@ final class ClientTestServer: @unchecked Sendable {
         try documents.load(id).getText("t").string
     }
 
-    private static func configuration(port: Int, heartbeatSeconds: Int) -> AccordServer.Configuration {
+    private static func configuration(port: Int, heartbeatSeconds: Int, createOnConnect: Bool) -> AccordServer.Configuration {
         var configuration = AccordServer.Configuration()
         configuration.port = port
         configuration.heartbeatSeconds = heartbeatSeconds
+        configuration.createDocumentsOnConnect = createOnConnect
         return configuration
     }
 }
@@ -199,5 +207,36 @@ extension DocumentStore {
     func isAcknowledged(_ id: DocumentID) throws -> Bool {
         try flush()
         return try !hasUnacknowledgedWrites(id)
+    }
+}
+
+/// The first event of a type that satisfies a predicate, subscribed at creation. An
+/// `async let x = client.nextEvent(...)` subscribes only when its child task starts,
+/// which may be after the action the test takes next has emitted the event.
+struct AwaitedEvent<Event: AccordEvent>: Sendable {
+    private let stream: AsyncStream<Event>
+    private let predicate: @Sendable (Event) -> Bool
+
+    init(_ client: AccordClient, _ type: Event.Type, where predicate: @escaping @Sendable (Event) -> Bool = { _ in true }) {
+        stream = client.stream(for: type)
+        self.predicate = predicate
+    }
+
+    func value(timeout: Duration = .seconds(10)) async throws -> Event {
+        let (stream, predicate) = (stream, predicate)
+        let found = try await withThrowingTaskGroup(of: Event?.self) { group in
+            group.addTask {
+                for await event in stream where predicate(event) { return event }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+        guard let found else { throw TimedOut(description: "no \(Event.self) within \(timeout)") }
+        return found
     }
 }
