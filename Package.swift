@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "AccordNet", targets: ["AccordNet"]),
         .library(name: "AccordServer", targets: ["AccordServer"]),
         .library(name: "AccordSync", targets: ["AccordSync"]),
+        .library(name: "Accord", targets: ["Accord"]),
         .executable(name: "accord", targets: ["accord"]),
         .executable(name: "accord-bench", targets: ["accord-bench"]),
     ],
@@ -54,6 +55,9 @@ let package = Package(
         // modes, reconnect backoff, heartbeats, network mode): events in, actions out, time
         // passed in; `AccordClient` is the actor that performs their actions over AccordNet.
         .target(name: "AccordSync", dependencies: ["AccordCRDT", "AccordStore", "AccordNet"], swiftSettings: swiftSettings),
+        // The module apps import: re-exports the engine, the store and the client, and adds
+        // the documents API with its `AccordDocument` handles.
+        .target(name: "Accord", dependencies: ["AccordCRDT", "AccordStore", "AccordSync"], swiftSettings: swiftSettings),
         // Test support that apps can use too: seeded randomness, replica simulation.
         .target(name: "AccordTesting", dependencies: ["AccordCRDT", "AccordStore"], swiftSettings: swiftSettings),
         // Command line: `accord yjs merge|inspect`, `accord serve`, `accord token`.
@@ -97,6 +101,10 @@ let package = Package(
             name: "AccordSyncTests",
             dependencies: ["AccordSync", "AccordCRDT", "AccordStore", "AccordServer", "AccordNet", "AccordTesting"],
             swiftSettings: swiftSettings
+        ),
+        // The facade as an app uses it, against an in-process server.
+        .testTarget(
+            name: "AccordTests", dependencies: ["Accord", "AccordServer", "AccordTesting"], swiftSettings: swiftSettings
         ),
         // Runs the built `accord` binary as a subprocess. `swift build --build-tests` and
         // `swift test` build every product, so the binary sits beside the test bundle;

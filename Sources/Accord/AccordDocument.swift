@@ -1,0 +1,54 @@
+/// An open document of an ``AccordClient``: a handle that names it (by id) and reaches
+/// it through the client. Stays valid across `resync` (which replaces the document's
+/// `Doc` under the same id); using it after the document was closed throws
+/// `DOCUMENT_NOT_OPEN`.
+public struct AccordDocument: Sendable, Hashable {
+    public let id: DocumentID
+    public let client: AccordClient
+
+    public init(id: DocumentID, client: AccordClient) {
+        self.id = id
+        self.client = client
+    }
+
+    public static func == (a: AccordDocument, b: AccordDocument) -> Bool { a.id == b.id && a.client === b.client }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+
+    /// Runs `body` with the document's `Doc` on the client's queue. Edits made in it are
+    /// local changes: stored, then sent once durable.
+    /// - Throws: `DOCUMENT_NOT_OPEN`, or what `body` throws.
+    public func edit<T: Sendable>(_ body: @Sendable (Doc) throws -> T) async throws -> T {
+        try await client.withDocument(id, body)
+    }
+
+    /// Whether the last sync round finished and the server acknowledged every edit sent.
+    public var isSynced: Bool { get async { await client.isSynced(id) } }
+
+    /// The sync mode; nil once the document is closed.
+    public var syncMode: SyncMode? { get async { await client.syncMode(id) } }
+
+    /// Changes how the document syncs (see ``SyncMode``).
+    public func setSyncMode(_ mode: SyncMode) async throws(AccordError) { try await client.setSyncMode(id, mode) }
+
+    /// Runs a sync round now (how a `manual` document syncs).
+    public func sync() async throws(AccordError) { try await client.sync(id) }
+
+    /// See ``AccordClient/resync(_:discardLocalChanges:)``.
+    @discardableResult
+    public func resync(discardLocalChanges: Bool) async throws(AccordError) -> [[UInt8]] {
+        try await client.resync(id, discardLocalChanges: discardLocalChanges)
+    }
+
+    /// The document's events only, of one type (those that name a document).
+    public func stream<Event: DocumentEvent>(for type: Event.Type) -> AsyncStream<Event> {
+        let all = client.stream(for: type)
+        let id = id
+        return AsyncStream { continuation in
+            let forward = Task {
+                for await event in all where event.documentID == id { continuation.yield(event) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in forward.cancel() }
+        }
+    }
+}
