@@ -26,10 +26,8 @@ import AccordNet
 /// its synchronous store calls never block Swift's cooperative threads. Each `Doc`
 /// belongs to the client: read and edit it inside ``withDocument(_:_:)``.
 ///
-/// Not built yet: presence and awareness, sending broadcasts, `waitForLoad` modes,
-/// `resync`, token refresh on `UNAUTHENTICATED` (the token provider is simply asked
-/// again at each connection attempt), per-document sync mode changes (every document
-/// syncs `realtime`).
+/// Apps usually reach it through the `Accord` module's `client.documents` API and
+/// `AccordDocument` handles; `docs/sync.md` describes both.
 public actor AccordClient {
     public nonisolated let store: DocumentStore
     /// `ws://host:port` (or with a path prefix); `/v1/sync?token=…` is appended.
