@@ -4,6 +4,8 @@ import AccordStore
 extension AccordClient {
     /// The connection is ready: hand the document what the store holds unacknowledged.
     func ready(_ document: OpenDocument, hello: ServerHello) {
+        // After the machine's first frames, which join the server's room.
+        defer { presenceReady(document) }
         let unacknowledged: [OutboundUpdate]
         do throws(AccordError) {
             unacknowledged = try store.unacknowledgedUpdates(document.id)
@@ -58,8 +60,10 @@ extension AccordClient {
                 case .scheduleTick(let at):
                     document.tickTimer?.cancel()
                     document.tickTimer = timer(at: at) { client in client.documentTick(id) }
-                case .deliverAwareness, .deliverBroadcast:
-                    break  // presence and broadcast are not built yet
+                case .deliverAwareness(let bytes):
+                    receivedAwareness(bytes, for: document)
+                case .deliverBroadcast(let topic, let payload, let sender):
+                    receivedBroadcast(topic: topic, payload: payload, sender: sender, for: document)
                 }
             } catch {
                 eventSink.yield(.failure(id, error))

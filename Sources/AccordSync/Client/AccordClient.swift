@@ -26,7 +26,10 @@ import AccordNet
 /// its synchronous store calls never block Swift's cooperative threads. Each `Doc`
 /// belongs to the client: read and edit it inside ``withDocument(_:_:)``.
 ///
-/// Not built yet: presence and awareness, sending broadcasts, `waitForLoad` modes,
+/// Presence (``setPresence(_:_:)``) and broadcasts (``broadcast(_:topic:payload:)``)
+/// are in `AccordClient+Presence.swift`.
+///
+/// Not built yet: `waitForLoad` modes,
 /// `resync`, token refresh on `UNAUTHENTICATED` (the token provider is simply asked
 /// again at each connection attempt), per-document sync mode changes (every document
 /// syncs `realtime`).
@@ -57,6 +60,9 @@ public actor AccordClient {
     var storeTask: Task<Void, Never>?
     var isStarted = false
     var isStopped = false
+    /// The streams of ``presenceEvents(_:filter:)`` and ``broadcasts(_:topic:)``.
+    var presenceSubscribers = SubscriberList<PresenceEvent, PresenceFilter>()
+    var broadcastSubscribers = SubscriberList<BroadcastMessage, String?>()
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -112,6 +118,7 @@ public actor AccordClient {
         storeSubscription?.cancel()
         storeTask?.cancel()
         for id in Array(documents.keys) { close(id) }
+        finishSubscriptions()
         eventSink.finish()
     }
 
@@ -124,6 +131,8 @@ public actor AccordClient {
         heartbeatTimer?.cancel()
         connection?.socket.close()
         connection?.reader.cancel()
+        presenceSubscribers.finishAll()
+        broadcastSubscribers.finishAll()
         eventSink.finish()
     }
 
@@ -164,6 +173,7 @@ public actor AccordClient {
     public func close(_ id: DocumentID) {
         guard let document = documents.removeValue(forKey: id) else { return }
         document.tickTimer?.cancel()
+        presenceClosing(document)
         // Tell the server, so it stops sending this document on the shared connection.
         if let leave = try? AccordMessage.leave(documentID: id.rawValue).frame() { send(leave, for: id) }
         do throws(AccordError) {
@@ -223,10 +233,14 @@ final class OpenDocument {
     /// The highest local store sequence handed to the machine.
     var delivered: UInt64 = 0
     var tickTimer: Task<Void, Never>?
+    /// Our presence and the others' (`AccordClient+Presence.swift`), under the `Doc`'s client id.
+    var presence: DocumentPresence
+    var presenceTimer: Task<Void, Never>?
 
     init(stored: StoredDocument, machine: DocumentSyncMachine) {
         self.stored = stored
         self.machine = machine
+        presence = DocumentPresence(localClientID: stored.doc.clientID)
     }
 
     var id: DocumentID { stored.id }

@@ -15,4 +15,8 @@ public enum ClientEvent: Hashable, Sendable {
     /// decode, an update that does not apply, a store call that failed. Nil when no
     /// document is concerned.
     case failure(DocumentID?, AccordError)
+    /// A document's presence changed (also delivered by ``AccordClient/presenceEvents(_:filter:)``).
+    case presence(DocumentID, PresenceEvent)
+    /// Another connection broadcast to a document (also delivered by ``AccordClient/broadcasts(_:topic:)``).
+    case broadcast(DocumentID, BroadcastMessage)
 }
