@@ -38,4 +38,6 @@ struct SubscriberList<Element: Sendable, Filter: Sendable>: Sendable {
     func finishAll() {
         for subscriber in subscribers.values { subscriber.continuation.finish() }
     }
+
+    var count: Int { subscribers.count }
 }

@@ -303,6 +303,46 @@ import AccordTesting
         await client.stop()
     }
 
+    @Test func whatExceedsTheServersFrameLimitIsRefusedAndChangesNothing() async throws {
+        let directory = try TemporaryDirectory(prefix: "accord-presence")
+        let documents = try DocumentStore(path: directory.file("server.sqlite"))
+        let tokens = try TokenAuthority(secret: ClientTestServer.secret)
+        var configuration = AccordServer.Configuration()
+        configuration.maxFrameBytes = 1024
+        let server = try AccordServer(configuration: configuration, documents: documents, tokens: tokens)
+        let token = tokens.mint(subject: "alice", ttl: 3600)
+        let client = AccordClient(serverURL: "ws://127.0.0.1:\(server.port)", store: memoryStore()) { token }
+        await client.start()
+        try await client.open(id)
+        try await eventually("synced") { await client.isSynced(id) }
+        try await client.setPresence(id, ["name": "ann"])
+
+        let big = String(repeating: "x", count: 2_000)
+        let presenceError = try await #require(throws: AccordError.self) {
+            try await client.setPresence(id, ["bio": .string(big)])
+        }
+        #expect(presenceError.code == .messageTooLarge)
+        #expect(try await client.myPresence(id) == ["name": "ann"])
+        let broadcastError = try await #require(throws: AccordError.self) {
+            try await client.broadcast(id, topic: "t", payload: "\"\(big)\"")
+        }
+        #expect(broadcastError.code == .messageTooLarge)
+        #expect(try await client.broadcast(id, topic: "t", payload: "\"small\""))
+        await client.stop()
+        try await server.stop()
+        try documents.close()
+    }
+
+    @Test func aStreamWhoseConsumerGoesAwayIsDropped() async throws {
+        let client = AccordClient(serverURL: "ws://127.0.0.1:1", store: memoryStore()) { "unused" }
+        let stream = await client.broadcasts(id)
+        let consumer = Task { for await _ in stream {} }
+        #expect(await client.broadcastSubscribers.count == 1)
+        consumer.cancel()
+        try await eventually("dropped") { await client.broadcastSubscribers.count == 0 }
+        await client.stop()
+    }
+
     @Test func streamsFinishWhenTheClientStops() async throws {
         let client = AccordClient(serverURL: "ws://127.0.0.1:1", store: memoryStore()) { "unused" }
         let presence = Collected(await client.presenceEvents(id))
