@@ -16,12 +16,17 @@ extension ErrorCode {
     /// Applying the update would take the document past the server's size limit; the
     /// update was refused and the document is unchanged.
     public static let documentTooLarge = ErrorCode(rawValue: "DOCUMENT_TOO_LARGE")
+    /// An awareness update names a client id another connection of the room introduced
+    /// (or the server's own); those entries were dropped. Distinct from
+    /// `PERMISSION_DENIED`, which refuses a document's writes: a client that meets this
+    /// keeps syncing the document.
+    public static let awarenessClientTaken = ErrorCode(rawValue: "AWARENESS_CLIENT_TAKEN")
     /// The connection sent more messages than its rate allows; the message was dropped.
     public static let rateLimited = ErrorCode(rawValue: "RATE_LIMITED")
 
     /// Every code defined by AccordServer, for golden tests and documentation.
     public static let allServerCodes: [ErrorCode] = [
         .unauthenticated, .permissionDenied, .docAccessDenied, .documentUnavailable, .messageTooLarge,
-        .documentTooLarge, .rateLimited,
+        .documentTooLarge, .rateLimited, .awarenessClientTaken,
     ]
 }

@@ -20,5 +20,6 @@ import AccordServer
         #expect(WriteRefusal.messageTooLarge == ErrorCode.messageTooLarge)
         #expect(WriteRefusal.codes == [.permissionDenied, .documentTooLarge])
         #expect(TokenRequestReason.refusalCode == ErrorCode.unauthenticated)
+        #expect(JoinRefusal.codes == [.docAccessDenied, .documentNotFound, .documentUnavailable])
     }
 }

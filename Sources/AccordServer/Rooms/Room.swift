@@ -243,7 +243,7 @@ public final class Room {
         var actions: [RoomAction] = []
         if !refused.isEmpty {
             actions.append(.error(connection, AccordError(
-                .permissionDenied, "awareness client ids \(refused) belong to another connection",
+                .awarenessClientTaken, "awareness client ids \(refused) belong to another connection",
                 details: ["document": id.rawValue, "clients": refused.map(String.init).joined(separator: ",")])))
         }
         let change = awareness.apply(AwarenessUpdate(allowed), now: now)

@@ -154,6 +154,7 @@ extension AccordClient {
             document.tickTimer?.cancel()
             document.tickTimer = nil
             perform(document.machine.connectionLost(), for: document)
+            presenceConnectionLost(document)
         }
     }
 

@@ -4,6 +4,8 @@ import AccordStore
 extension AccordClient {
     /// The connection is ready: hand the document what the store holds unacknowledged.
     func ready(_ document: OpenDocument, hello: ServerHello) {
+        // After the machine's first frames, which join the server's room.
+        defer { presenceReady(document) }
         let unacknowledged: [OutboundUpdate]
         do throws(AccordError) {
             unacknowledged = try store.unacknowledgedUpdates(document.id)
@@ -64,12 +66,16 @@ extension AccordClient {
                     bus.emit(.document(id, event))
                     // The server refused the document (no access, not found): an open
                     // waiting for its state will not get it.
-                    if case .serverError(let error) = event { failLoads(document, with: error) }
+                    if case .serverError(let error) = event, JoinRefusal.refusesJoin(error) {
+                        failLoads(document, with: error)
+                    }
                 case .scheduleTick(let at):
                     document.tickTimer?.cancel()
                     document.tickTimer = timer(at: at) { client in client.documentTick(id) }
-                case .deliverAwareness, .deliverBroadcast:
-                    break  // presence and broadcast are not built yet
+                case .deliverAwareness(let bytes):
+                    receivedAwareness(bytes, for: document)
+                case .deliverBroadcast(let topic, let payload, let sender):
+                    receivedBroadcast(topic: topic, payload: payload, sender: sender, for: document)
                 }
             } catch {
                 bus.emit(.failure(id, error))

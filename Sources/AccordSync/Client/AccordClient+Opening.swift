@@ -133,6 +133,7 @@ extension AccordClient {
         guard let document = documents.removeValue(forKey: id) else { return CloseResult(evicted: false) }
         document.tickTimer?.cancel()
         failLoads(document, with: Self.notOpenError(id))
+        presenceClosing(document)
         // Tell the server, so it stops sending this document on the shared connection.
         // A local-only document was never joined: not a byte about it leaves.
         if !document.machine.localOnly, let leave = try? AccordMessage.leave(documentID: id.rawValue).frame() {

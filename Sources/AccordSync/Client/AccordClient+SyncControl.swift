@@ -65,12 +65,20 @@ extension AccordClient {
         // Stop logging the old Doc, then drop the local content with its refused
         // changes, and start again from an empty resident copy filled by the server.
         document.tickTimer?.cancel()
+        document.presenceTimer?.cancel()
         try document.stored.close()
         documents[id] = nil
         try store.evict(id, force: true)
         try store.restore(id, snapshot: Self.emptyUpdate)
         let replacement = try register(id, mode: document.machine.mode)
         failLoads(document, with: Self.notOpenError(id))
+        // The app's presence carries over, under the new Doc's client id (the leave
+        // above removed the old entry).
+        if case .object(let mine)? = document.presence.myPresence {
+            var fields: [String: AnyValue] = [:]
+            for key in mine.keys { fields[key] = mine[key] }
+            try setPresence(id, fields)
+        }
         bus.emit(.localChangesDropped(LocalChangesDroppedEvent(documentID: id, updates: dropped)))
         try await waitForServerState(replacement)
         return dropped

@@ -26,6 +26,9 @@ import AccordNet
 /// its synchronous store calls never block Swift's cooperative threads. Each `Doc`
 /// belongs to the client: read and edit it inside ``withDocument(_:_:)``.
 ///
+/// Presence (``setPresence(_:_:)``) and broadcasts (``broadcast(_:topic:payload:)``)
+/// are in `AccordClient+Presence.swift`.
+///
 /// Apps usually reach it through the `Accord` module's `client.documents` API and
 /// `AccordDocument` handles; `docs/sync.md` describes both.
 public actor AccordClient {
@@ -60,6 +63,9 @@ public actor AccordClient {
     var authAttempts = 0
     /// Names each `open` waiting for the server's state, so its timeout finds it.
     var nextLoadKey: UInt64 = 0
+    /// The streams of ``presenceEvents(_:filter:)`` and ``broadcasts(_:topic:)``.
+    var presenceSubscribers = SubscriberList<PresenceEvent, PresenceFilter>()
+    var broadcastSubscribers = SubscriberList<BroadcastMessage, String?>()
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -127,6 +133,7 @@ public actor AccordClient {
         storeSubscription?.cancel()
         storeTask?.cancel()
         for id in Array(documents.keys) { close(id) }
+        finishSubscriptions()
         bus.finish()
     }
 
@@ -139,6 +146,8 @@ public actor AccordClient {
         heartbeatTimer?.cancel()
         connection?.socket.close()
         connection?.reader.cancel()
+        presenceSubscribers.finishAll()
+        broadcastSubscribers.finishAll()
         bus.finish()
     }
 
@@ -210,10 +219,14 @@ final class OpenDocument {
     var tickTimer: Task<Void, Never>?
     /// `open` calls waiting for the server's state (`waitForLoad: .network`).
     var loadWaiters: [LoadWaiter] = []
+    /// Our presence and the others' (`AccordClient+Presence.swift`), under the `Doc`'s client id.
+    var presence: DocumentPresence
+    var presenceTimer: Task<Void, Never>?
 
     init(stored: StoredDocument, machine: DocumentSyncMachine) {
         self.stored = stored
         self.machine = machine
+        presence = DocumentPresence(localClientID: stored.doc.clientID)
     }
 
     var id: DocumentID { stored.id }

@@ -165,7 +165,7 @@ import AccordStore
         ]).encode()
         let actions = room.receive(.awareness(spoof), from: 2, now: 20)
         guard case .error(2, let error) = actions.first else { Issue.record("spoof not refused"); return }
-        #expect(error.code == .permissionDenied)
+        #expect(error.code == .awarenessClientTaken)
         #expect(room.awareness.states[77] == .object(["name": .string("ada")]))
         #expect(room.awareness.states[88] != nil)
         #expect(actions.dropFirst().elementsEqual([.send(1, .awareness(room.awareness.encodeUpdate(clients: [88])))]))
@@ -186,7 +186,7 @@ import AccordStore
         guard case .error(1, let error) = room.receive(.awareness(claim), from: 1, now: 0).first else {
             Issue.record("claim not refused"); return
         }
-        #expect(error.code == .permissionDenied)
+        #expect(error.code == .awarenessClientTaken)
         #expect(room.awareness.states.isEmpty)
     }
 

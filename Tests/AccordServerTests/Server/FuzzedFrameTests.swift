@@ -324,7 +324,7 @@ struct FuzzedFrameTests {
             mallory.send(.awareness(AwarenessUpdate(entries).encode()), document: "doc")
             try await eventually("spoof \(index) refused") { mallory.errors.count > index }
         }
-        #expect(mallory.errors.map(\.code) == ["PERMISSION_DENIED", "PERMISSION_DENIED", "PERMISSION_DENIED"])
+        #expect(mallory.errors.map(\.code) == ["AWARENESS_CLIENT_TAKEN", "AWARENESS_CLIENT_TAKEN", "AWARENESS_CLIENT_TAKEN"])
         #expect(mallory.errors.allSatisfy { $0.document == "doc" })
         #expect(mallory.closed == nil)
 

@@ -56,7 +56,7 @@ struct MultiplexedSyncTests {
         // The peer may not spoof Ada's awareness id.
         let spoof = AwarenessUpdate([.init(clientID: 4242, clock: 9, state: nil)]).encode()
         peer.send(.awareness(spoof), document: "a")
-        try await eventually("spoof refused") { peer.errorCodes.contains("PERMISSION_DENIED") }
+        try await eventually("spoof refused") { peer.errorCodes.contains("AWARENESS_CLIENT_TAKEN") }
         // When Ada disconnects, her awareness entry is removed for the peer.
         let before = peer.awarenessUpdates.count
         ada.close()

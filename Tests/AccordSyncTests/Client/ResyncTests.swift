@@ -38,6 +38,7 @@ import AccordServer
         try await reader.withDocument("own") { try $0.getText("t").insert(0, "mine") }
         try await eventually("the other document synced") { (try? server.storedText("own")) == "mine" }
 
+        try await reader.setPresence("notes", ["name": "bob"])
         let droppedEvent = AwaitedEvent(reader, LocalChangesDroppedEvent.self)
         let dropped = try await reader.resync("notes", discardLocalChanges: true)
         #expect(dropped.count == 1)
@@ -46,6 +47,7 @@ import AccordServer
         #expect(try !store.hasUnacknowledgedWrites("notes"))
         #expect(try store.load("notes").getText("t").string == "shared ")
         #expect(await reader.writeRefusal("notes") == nil)
+        #expect(try await reader.myPresence("notes") == .object(["name": "bob"]))
         // Still open, still receiving.
         let writer = server.client("alice", store: memoryStore())
         await writer.start()

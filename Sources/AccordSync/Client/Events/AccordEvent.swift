@@ -110,3 +110,25 @@ public struct SyncFailureEvent: AccordEvent, Hashable {
         self.error = error
     }
 }
+
+/// A document's presence changed (see ``PresenceEvent``).
+public struct DocumentPresenceEvent: AccordEvent, Hashable {
+    public var documentID: DocumentID
+    public var event: PresenceEvent
+
+    public init(documentID: DocumentID, event: PresenceEvent) {
+        self.documentID = documentID
+        self.event = event
+    }
+}
+
+/// Another connection broadcast to a document.
+public struct BroadcastReceivedEvent: AccordEvent, Hashable {
+    public var documentID: DocumentID
+    public var message: BroadcastMessage
+
+    public init(documentID: DocumentID, message: BroadcastMessage) {
+        self.documentID = documentID
+        self.message = message
+    }
+}

@@ -19,6 +19,10 @@ public enum ClientEvent: AccordEvent, Hashable {
     case localChangesDropped(LocalChangesDroppedEvent)
     /// An open document's content changed and the change is durable in the store.
     case documentChanged(DocumentChangedEvent)
+    /// A document's presence changed (also delivered by ``AccordClient/presenceEvents(_:filter:)``).
+    case presence(DocumentID, PresenceEvent)
+    /// Another connection broadcast to a document (also delivered by ``AccordClient/broadcasts(_:topic:)``).
+    case broadcast(DocumentID, BroadcastMessage)
     /// The client could not carry out a sync step on its side: a frame that does not
     /// decode, an update that does not apply, a store call that failed. Nil when no
     /// document is concerned.
@@ -36,6 +40,8 @@ public enum ClientEvent: AccordEvent, Hashable {
         case .authError(let event): event
         case .localChangesDropped(let event): event
         case .documentChanged(let event): event
+        case .presence(let id, let event): DocumentPresenceEvent(documentID: id, event: event)
+        case .broadcast(let id, let message): BroadcastReceivedEvent(documentID: id, message: message)
         case .failure(let id, let error): SyncFailureEvent(documentID: id, error: error)
         }
     }
