@@ -43,6 +43,15 @@ import AccordTesting
         let copy = try await laptop.documents.open(notes.id, waitForLoad: .network)
         #expect(try await copy.edit { doc in try doc.getText("body").string } == "Hello")
         #expect(try laptop.documents.list().map(\.id) == [notes.id])
+
+        // Presence and broadcasts through the handles.
+        let heard = await copy.broadcasts(topic: "cursor")
+        try await notes.presence.set(["name": "phone"])
+        #expect(try await notes.presence.mine == .object(["name": "phone"]))
+        try await waitUntil { (try? await copy.presence.others.values.contains(.object(["name": "phone"]))) == true }
+        #expect(try await notes.broadcast(topic: "cursor", payload: "{\"at\":3}"))
+        var heardIterator = heard.makeAsyncIterator()
+        #expect(await heardIterator.next()?.payload == "{\"at\":3}")
         #expect(try phone.documents.list().first?.title == "Notes")
 
         try await copy.setSyncMode(.manual)
