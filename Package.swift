@@ -37,10 +37,13 @@ let package = Package(
             name: "CWebSockets", pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"]), .brew(["libwebsockets"])]
         ),
+        // SHA-256 block compression on the x86 SHA extensions, our own C (intrinsics need a
+        // C compiler); AccordStore falls back to libsodium where the CPU lacks them.
+        .target(name: "CAccordSHA"),
         // Durable local storage: SQLite wrapper, document store, blob store, the storage
         // adapter seam with its conformance suite, and sealing at rest.
         .target(
-            name: "AccordStore", dependencies: ["AccordCRDT", "CSQLite", "CSodium"],
+            name: "AccordStore", dependencies: ["AccordCRDT", "CSQLite", "CSodium", "CAccordSHA"],
             swiftSettings: swiftSettings
         ),
         // WebSocket client and server plus HTTP routes on the same port, over libwebsockets.
