@@ -20,36 +20,25 @@ extension AccordClient {
         }
     }
 
-    /// The first event of a type, emitted after the call starts, that satisfies
-    /// `predicate`. Only events emitted after the subscription count: an `async let`
-    /// subscribes when its child task starts, which may be after an action taken on the
-    /// next line already emitted the event. To catch the effect of an action for sure,
-    /// subscribe first with ``stream(for:)`` and read it after acting.
+    /// Subscribes now to the first event of a type that satisfies `predicate`; await
+    /// it with ``EventExpectation/value(timeout:)`` after taking the action that should
+    /// cause it.
+    public nonisolated func expectEvent<Event: AccordEvent>(
+        _ type: Event.Type, where predicate: @escaping @Sendable (Event) -> Bool = { _ in true }
+    ) -> EventExpectation<Event> {
+        EventExpectation(stream: stream(for: type), predicate: predicate)
+    }
+
+    /// The first event of a type, emitted after the call subscribed, that satisfies
+    /// `predicate`. An `async let` subscribes when its child task starts, possibly after
+    /// an action on the next line already emitted the event: use ``expectEvent(_:where:)``
+    /// to catch the effect of an action for sure.
     /// - Throws: `UNAVAILABLE` after `timeout` or when the client stops first;
     ///   `CancellationError` when the calling task is cancelled.
     public nonisolated func nextEvent<Event: AccordEvent>(
         _ type: Event.Type, timeout: Duration = .seconds(10),
         where predicate: @escaping @Sendable (Event) -> Bool = { _ in true }
     ) async throws -> Event {
-        let events = stream(for: type)
-        let found = try await withThrowingTaskGroup(of: Event?.self) { group in
-            group.addTask {
-                for await event in events where predicate(event) { return event }
-                return nil
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            return try await group.next() ?? nil
-        }
-        try Task.checkCancellation()
-        guard let found else {
-            throw AccordError(
-                .unavailable, "no \(Event.self) within \(timeout)",
-                details: ["event": String(describing: Event.self)])
-        }
-        return found
+        try await expectEvent(type, where: predicate).value(timeout: timeout)
     }
 }

@@ -209,34 +209,3 @@ extension DocumentStore {
         return try !hasUnacknowledgedWrites(id)
     }
 }
-
-/// The first event of a type that satisfies a predicate, subscribed at creation. An
-/// `async let x = client.nextEvent(...)` subscribes only when its child task starts,
-/// which may be after the action the test takes next has emitted the event.
-struct AwaitedEvent<Event: AccordEvent>: Sendable {
-    private let stream: AsyncStream<Event>
-    private let predicate: @Sendable (Event) -> Bool
-
-    init(_ client: AccordClient, _ type: Event.Type, where predicate: @escaping @Sendable (Event) -> Bool = { _ in true }) {
-        stream = client.stream(for: type)
-        self.predicate = predicate
-    }
-
-    func value(timeout: Duration = .seconds(10)) async throws -> Event {
-        let (stream, predicate) = (stream, predicate)
-        let found = try await withThrowingTaskGroup(of: Event?.self) { group in
-            group.addTask {
-                for await event in stream where predicate(event) { return event }
-                return nil
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            return try await group.next() ?? nil
-        }
-        guard let found else { throw TimedOut(description: "no \(Event.self) within \(timeout)") }
-        return found
-    }
-}

@@ -72,8 +72,8 @@ import AccordStore
     @Test func documentChangedFollowsDurableLocalAndRemoteChanges() async throws {
         let server = try ClientTestServer()
         let pair = try await SyncedPair(server, "notes")
-        let local = AwaitedEvent(pair.a, DocumentChangedEvent.self) { $0.documentID == "notes" }
-        let remote = AwaitedEvent(pair.b, DocumentChangedEvent.self) { $0.documentID == "notes" }
+        let local = pair.a.expectEvent(DocumentChangedEvent.self) { $0.documentID == "notes" }
+        let remote = pair.b.expectEvent(DocumentChangedEvent.self) { $0.documentID == "notes" }
         try await pair.a.insert("notes", "hello")
         let localEvent = try await local.value()
         #expect(localEvent.origin == .local)

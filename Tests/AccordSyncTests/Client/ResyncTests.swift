@@ -30,7 +30,7 @@ import AccordServer
         await reader.start()
         try await reader.open("notes", waitForLoad: .network)
         try await reader.open("own")
-        let rejected = AwaitedEvent(reader, WriteRejectedEvent.self) { $0.documentID == "notes" }
+        let rejected = reader.expectEvent(WriteRejectedEvent.self) { $0.documentID == "notes" }
         try await reader.insert("notes", "refused ")
         #expect(try await rejected.value().error.code == .permissionDenied)
         #expect(await reader.writeRefusal("notes")?.code == .permissionDenied)
@@ -39,7 +39,7 @@ import AccordServer
         try await eventually("the other document synced") { (try? server.storedText("own")) == "mine" }
 
         try await reader.setPresence("notes", ["name": "bob"])
-        let droppedEvent = AwaitedEvent(reader, LocalChangesDroppedEvent.self)
+        let droppedEvent = reader.expectEvent(LocalChangesDroppedEvent.self)
         let dropped = try await reader.resync("notes", discardLocalChanges: true)
         #expect(dropped.count == 1)
         #expect(try await droppedEvent.value().updates == dropped)
@@ -64,7 +64,7 @@ import AccordServer
         let reader = server.client("bob", store: store)
         await reader.start()
         try await reader.open("notes", waitForLoad: .network)
-        let rejected = AwaitedEvent(reader, WriteRejectedEvent.self)
+        let rejected = reader.expectEvent(WriteRejectedEvent.self)
         try await reader.insert("notes", "later ")
         _ = try await rejected.value()
         var access = DocumentAccess(owner: "alice")

@@ -26,7 +26,7 @@ import AccordServer
         ) { reason in
             await reasons.record(reason) == 1 ? expired : fresh
         }
-        let authError = AwaitedEvent(client, AuthErrorEvent.self)
+        let authError = client.expectEvent(AuthErrorEvent.self)
         await client.start()
         let event = try await authError.value()
         #expect(event.error.code == TokenRequestReason.refusalCode)
