@@ -39,6 +39,7 @@ extension AccordClient {
     func perform(_ actions: [DocumentSyncAction], for document: OpenDocument) {
         let id = document.id
         let doc = document.stored.doc
+        var applied = false
         for action in actions {
             do throws(AccordError) {
                 switch action {
@@ -51,6 +52,7 @@ extension AccordClient {
                 case .apply(let update):
                     // The StoredDocument logs it in the store as received, not for sending.
                     try doc.applyUpdate(update, origin: DocumentStore.remoteOrigin)
+                    applied = true
                 case .acknowledge(let through):
                     try store.acknowledge(id, through: through)
                 case .emit(let event):
@@ -64,6 +66,19 @@ extension AccordClient {
             } catch {
                 eventSink.yield(.failure(id, error))
             }
+        }
+        // After the whole batch, so the round's timer request is not overtaken by an
+        // older one still in the list.
+        if applied { checkPredecessors(of: document) }
+    }
+
+    /// A remote update left structs or deletions waiting for updates that never came:
+    /// the machine asks the server for them.
+    private func checkPredecessors(of document: OpenDocument) {
+        if document.stored.doc.hasPendingUpdates {
+            perform(document.machine.predecessorsMissing(now: now), for: document)
+        } else {
+            document.machine.predecessorsArrived()
         }
     }
 

@@ -39,6 +39,7 @@ public actor AccordClient {
 
     let tokenProvider: @Sendable () async throws -> String
     let handshakeBudget: UInt64
+    let resyncInterval: UInt64?
     let eventSink: AsyncStream<ClientEvent>.Continuation
     let executor = ClientExecutor(label: "accord.client")
     let clock = ContinuousClock()
@@ -66,13 +67,17 @@ public actor AccordClient {
     ///   - reconnect: the backoff after a lost connection or a failed attempt.
     ///   - handshakeBudget: how long (ms) a document's sync may go unanswered before a
     ///     `syncError(NETWORK_TIMEOUT)` and a retry.
+    ///   - resyncInterval: how often (ms) each open document asks the server for what it
+    ///     may have missed (``DocumentSyncMachine/defaultResyncInterval``); nil never.
     ///   - tokenProvider: asked for a bearer token before each connection attempt.
     public init(
         serverURL: String, store: DocumentStore, reconnect: ReconnectPolicy = ReconnectPolicy(),
         handshakeBudget: UInt64 = DocumentSyncMachine.defaultHandshakeBudget,
+        resyncInterval: UInt64? = DocumentSyncMachine.defaultResyncInterval,
         tokenProvider: @escaping @Sendable () async throws -> String
     ) {
         self.handshakeBudget = handshakeBudget
+        self.resyncInterval = resyncInterval
         var url = serverURL
         while url.hasSuffix("/") { url.removeLast() }
         self.serverURL = url
@@ -153,7 +158,7 @@ public actor AccordClient {
             stored: stored,
             machine: DocumentSyncMachine(
                 id: id, localOnly: metadata.localOnly, acknowledged: metadata.acknowledgedSequence,
-                handshakeBudget: handshakeBudget))
+                handshakeBudget: handshakeBudget, resyncInterval: resyncInterval))
         document.delivered = metadata.acknowledgedSequence
         documents[id] = document
         if let hello = connection?.hello, network.isOnline { ready(document, hello: hello) }

@@ -22,6 +22,9 @@ public struct DocumentSyncMachine: Sendable {
     public let id: DocumentID
     public let localOnly: Bool
     public let handshakeBudget: UInt64
+    /// How often (ms) a connected `realtime` document runs a round of its own (see
+    /// ``defaultResyncInterval``); nil never.
+    public let resyncInterval: UInt64?
     public private(set) var mode: SyncMode
     public private(set) var isConnected = false
     /// The last round finished: its step 2 (if asked for) arrived and every update sent is
@@ -48,6 +51,12 @@ public struct DocumentSyncMachine: Sendable {
     var deadline: UInt64?
     /// When the next polling round is due.
     var nextPoll: UInt64?
+    /// When the next periodic resync round is due (`realtime` only).
+    var nextResync: UInt64?
+    /// A round ran because the `Doc` holds updates whose predecessors are missing; not
+    /// again until they arrive or the connection changes, so a gap the server cannot
+    /// fill either does not turn every live update into another round.
+    var askedForMissing = false
     /// `sync()` was asked for while offline: run the round on connect.
     var syncWanted = false
     /// The tick time last requested from the driver, so it is requested once.
@@ -56,9 +65,10 @@ public struct DocumentSyncMachine: Sendable {
     /// - Parameter acknowledged: the store's acknowledged sequence for the document.
     public init(
         id: DocumentID, mode: SyncMode = .realtime, localOnly: Bool = false, acknowledged: UInt64 = 0,
-        handshakeBudget: UInt64 = defaultHandshakeBudget
+        handshakeBudget: UInt64 = defaultHandshakeBudget, resyncInterval: UInt64? = defaultResyncInterval
     ) {
         self.id = id
+        self.resyncInterval = resyncInterval
         self.mode = mode
         self.localOnly = localOnly
         self.acknowledged = acknowledged
@@ -120,6 +130,7 @@ public struct DocumentSyncMachine: Sendable {
         roundStarted = false
         deadline = nil
         nextPoll = nil
+        nextResync = nil
         isSynced = false
         return finish(startModeOnConnection(now: now))
     }
@@ -155,6 +166,7 @@ public struct DocumentSyncMachine: Sendable {
             nextPoll = now + interval
             if !roundDone { actions += startRound(now: now) }
         }
+        actions += resyncIfDue(now: now, roundDone: roundDone)
         return finish(actions)
     }
 
@@ -162,7 +174,10 @@ public struct DocumentSyncMachine: Sendable {
 
     private mutating func startModeOnConnection(now: UInt64) -> [DocumentSyncAction] {
         switch mode {
-        case .realtime, .realtimePushOnly:
+        case .realtime:
+            scheduleFirstResync(now: now)
+            return startRound(now: now)
+        case .realtimePushOnly:
             return startRound(now: now)
         case .polling(let interval):
             nextPoll = now + interval
@@ -231,7 +246,7 @@ public struct DocumentSyncMachine: Sendable {
 
     /// Appends a tick request when the earliest timer changed.
     mutating func finish(_ actions: [DocumentSyncAction]) -> [DocumentSyncAction] {
-        let wake = [deadline, nextPoll].compactMap { $0 }.min()
+        let wake = [deadline, nextPoll, nextResync].compactMap { $0 }.min()
         guard wake != scheduled else { return actions }
         scheduled = wake
         guard let wake else { return actions }
@@ -245,6 +260,8 @@ public struct DocumentSyncMachine: Sendable {
         roundStarted = false
         deadline = nil
         nextPoll = nil
+        nextResync = nil
+        askedForMissing = false
         scheduled = nil
         maxFrameBytes = nil
         sentThrough = acknowledged
