@@ -157,6 +157,10 @@ public final class Room {
         // to apply, store or refuse (a reader's empty step 2 is not worth an error).
         if ack == nil, isEmptyUpdate(update) { return [] }
         guard member.canWrite else {
+            // Every client answers our step 1, and its step 2 carries its whole delete
+            // set: from a reader that brings nothing new it writes nothing, so it is no
+            // refusal (which would park the reader's document).
+            if ack == nil, (try? doc.containsUpdate(update)) == true { return [] }
             return [.error(connection, AccordError(
                 .permissionDenied, "read-only access to document \(id)", details: ["document": id.rawValue]))]
         }
