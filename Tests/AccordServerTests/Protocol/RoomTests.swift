@@ -140,6 +140,23 @@ import AccordStore
         #expect(room.doc.encodeStateAsUpdate() == before)
     }
 
+    @Test func aLaterStepOneIsAlsoAnsweredWithTheServersStepOne() throws {
+        let room = makeRoom()
+        _ = room.join(1, user: "ada", canWrite: true)
+        _ = room.receive(.sync(.update(try edit("abc", client: 9))), from: 1, now: 0)
+        let empty = Doc().encodeStateVector()
+        // The first step 1 follows the join, which sent ours already.
+        let first = room.receive(.sync(.step1(stateVector: empty)), from: 1, now: 0)
+        #expect(first.count == 1)
+        let second = room.receive(.sync(.step1(stateVector: empty)), from: 1, now: 0)
+        #expect(second.count == 2)
+        guard case .send(1, .sync(.step2)) = second.first else { Issue.record("no step 2 first"); return }
+        #expect(second.last == .send(1, .sync(.step1(stateVector: room.doc.encodeStateVector()))))
+        // Another connection's first step 1 is its own first.
+        _ = room.join(2, user: "bob", canWrite: true)
+        #expect(room.receive(.sync(.step1(stateVector: empty)), from: 2, now: 0).count == 1)
+    }
+
     @Test func oversizedAndMalformedUpdatesAreRefusedUnchanged() throws {
         let room = makeRoom(maxBytes: 40)
         _ = room.join(1, user: "ada", canWrite: true)

@@ -74,6 +74,38 @@ import AccordTesting
         try await server.stop()
     }
 
+    /// The other way: the server never got a deletion, and the ack of the next update
+    /// (cumulative) told the client it had. The resync's round gets the server's step 1
+    /// back, and the client's answer carries the deletion.
+    @Test func aDeletionTheServerNeverGotIsRepairedAtTheNextResync() async throws {
+        let server = try ClientTestServer()
+        let proxy = try FaultProxy(targetPort: server.port)
+        let store = memoryStore()
+        let client = AccordClient(
+            serverURL: "ws://127.0.0.1:\(proxy.port)", store: store,
+            // Long enough that no resync comes between the first sync and the check below.
+            reconnect: ReconnectPolicy(initialDelay: 50, maxDelay: 400), resyncInterval: 2_000,
+            tokenProvider: { [token = server.token("alice")] in token })
+        await client.start()
+        try await client.open(id)
+        try await client.insert(id, "ab")
+        try await eventually("synced") { try await client.isSynced(id) && store.isAcknowledged(id) }
+
+        let dropped = proxy.counters.clientToServer.messagesDropped
+        proxy.setFaults(.init(dropProbability: 1), .clientToServer)
+        try await client.withDocument(id) { try $0.getText("t").delete(0, 1) }
+        try await eventually("the deletion was dropped") { proxy.counters.clientToServer.messagesDropped > dropped }
+        proxy.setFaults(.none, .clientToServer)
+        try await client.withDocument(id) { doc in try doc.getText("t").insert(1, "c") }
+        try await eventually("acknowledged, the lost deletion included") { try store.isAcknowledged(id) }
+        #expect(try server.storedText(id) != "bc")
+
+        try await eventually("the server has the deletion", timeout: .seconds(5)) { try server.storedText(id) == "bc" }
+        await client.stop()
+        await proxy.stop()
+        try await server.stop()
+    }
+
     @Test func withoutAResyncALostLastUpdateStaysLost() async throws {
         let server = try ClientTestServer()
         let (writer, reader, proxy) = try await setUp(server, readerResync: nil)
