@@ -24,11 +24,11 @@ extension AccordClient {
         do throws(AccordError) {
             // Most commits of an open document are remote updates it applied: skip the read.
             guard try store.metadata(id).lastLocalSequence > document.delivered else { return }
-            for entry in try store.unacknowledgedUpdates(id) where entry.sequence > document.delivered {
-                document.delivered = entry.sequence
-                let update = OutboundUpdate(sequence: entry.sequence, bytes: entry.value)
-                perform(document.machine.localUpdateAppended(update, now: now), for: document)
-            }
+            let updates = try store.unacknowledgedUpdates(id).filter { $0.sequence > document.delivered }
+                .map { OutboundUpdate(sequence: $0.sequence, bytes: $0.value) }
+            guard let last = updates.last else { return }
+            document.delivered = last.sequence
+            perform(document.machine.localUpdatesAppended(updates, now: now), for: document)
         } catch {
             eventSink.yield(.failure(id, error))
         }

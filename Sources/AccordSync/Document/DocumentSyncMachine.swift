@@ -115,9 +115,19 @@ public struct DocumentSyncMachine: Sendable {
     /// the store's flush (its change notification), never before: only durable updates
     /// may be sent, since an ack promises the server has them.
     public mutating func localUpdateAppended(_ update: OutboundUpdate, now: UInt64) -> [DocumentSyncAction] {
-        guard !localOnly, update.sequence > max(acknowledged, outbox.last?.sequence ?? 0) else { return [] }
-        outbox.append(update)
-        guard isConnected, mode.pushesLive, roundStarted else { return [] }
+        localUpdatesAppended([update], now: now)
+    }
+
+    /// Local updates made durable by one store commit, ascending. Sent together (merged
+    /// where they fit one message), so a burst of edits does not become a burst of messages.
+    public mutating func localUpdatesAppended(_ updates: [OutboundUpdate], now: UInt64) -> [DocumentSyncAction] {
+        guard !localOnly else { return [] }
+        var added = false
+        for update in updates where update.sequence > max(acknowledged, outbox.last?.sequence ?? 0) {
+            outbox.append(update)
+            added = true
+        }
+        guard added, isConnected, mode.pushesLive, roundStarted else { return [] }
         return finish(sendUnsent() + settle(now: now))
     }
 
@@ -202,13 +212,16 @@ public struct DocumentSyncMachine: Sendable {
         return actions + sendUnsent() + settle(now: now)
     }
 
-    /// Sends the unsent part of the outbox. An update larger than the server's frame
-    /// limit parks the document instead: the server would drop it unread with a
-    /// connection-wide error, it would never be acked, and every retry would resend it.
+    /// Sends the unsent part of the outbox, consecutive updates merged into as few
+    /// messages as fit (``OutboundUpdate/batched(_:document:limit:)``). An update larger
+    /// than the server's frame limit parks the document instead: the server would drop it
+    /// unread with a connection-wide error, it would never be acked, and every retry would
+    /// resend it.
     private mutating func sendUnsent() -> [DocumentSyncAction] {
         guard parked == nil else { return [] }
         var actions: [DocumentSyncAction] = []
-        for update in outbox where update.sequence > sentThrough {
+        let unsent = outbox.filter { $0.sequence > sentThrough }
+        for update in OutboundUpdate.batched(unsent, document: id, limit: maxFrameBytes) {
             let size = update.multiplexedSize(document: id)
             if let limit = maxFrameBytes, size > limit {
                 let error = AccordError(

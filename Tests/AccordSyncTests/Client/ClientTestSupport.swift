@@ -17,13 +17,16 @@ final class ClientTestServer: @unchecked Sendable {
     private(set) var server: AccordServer?
     private(set) var port: Int
     let heartbeatSeconds: Int
+    /// The server's per-connection message rate limit.
+    let rate: (perSecond: Int, burst: Int)
 
-    init(heartbeatSeconds: Int = 20) throws {
+    init(heartbeatSeconds: Int = 20, messagesPerSecond: Int = 500, messageBurst: Int = 1000) throws {
         self.heartbeatSeconds = heartbeatSeconds
+        rate = (messagesPerSecond, messageBurst)
         directory = try TemporaryDirectory(prefix: "accord-client")
         tokens = try TokenAuthority(secret: Self.secret)
         documents = try DocumentStore(path: directory.file("server.sqlite"))
-        let server = try AccordServer(configuration: Self.configuration(port: 0, heartbeatSeconds: heartbeatSeconds), documents: documents, tokens: tokens)
+        let server = try AccordServer(configuration: Self.configuration(port: 0, heartbeatSeconds: heartbeatSeconds, rate: rate), documents: documents, tokens: tokens)
         self.server = server
         port = server.port
     }
@@ -59,7 +62,7 @@ final class ClientTestServer: @unchecked Sendable {
         var lastError: AccordError?
         for _ in 0..<50 {
             do throws(AccordError) {
-                server = try AccordServer(configuration: Self.configuration(port: port, heartbeatSeconds: heartbeatSeconds), documents: documents, tokens: tokens)
+                server = try AccordServer(configuration: Self.configuration(port: port, heartbeatSeconds: heartbeatSeconds, rate: rate), documents: documents, tokens: tokens)
                 return
             } catch {
                 lastError = error
@@ -85,10 +88,14 @@ final class ClientTestServer: @unchecked Sendable {
         try documents.load(id).getText("t").string
     }
 
-    private static func configuration(port: Int, heartbeatSeconds: Int) -> AccordServer.Configuration {
+    private static func configuration(
+        port: Int, heartbeatSeconds: Int, rate: (perSecond: Int, burst: Int)
+    ) -> AccordServer.Configuration {
         var configuration = AccordServer.Configuration()
         configuration.port = port
         configuration.heartbeatSeconds = heartbeatSeconds
+        configuration.messagesPerSecond = rate.perSecond
+        configuration.messageBurst = rate.burst
         return configuration
     }
 }
