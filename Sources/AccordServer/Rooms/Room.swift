@@ -22,6 +22,8 @@ public final class Room {
         var canWrite: Bool
         /// Awareness client ids this connection introduced; only it may set or remove them.
         var awarenessClients: Set<ClientID> = []
+        /// The connection's first step 1 was answered (see ``receive(_:from:now:)``).
+        var askedBefore = false
     }
 
     private var members: [ConnectionID: Member] = [:]
@@ -98,7 +100,18 @@ public final class Room {
         case .sync(.step1(let stateVector)):
             do {
                 let missing = try doc.encodeStateAsUpdate(from: stateVector)
-                return [.send(connection, .sync(.step2(update: missing)))]
+                var actions: [RoomAction] = [.send(connection, .sync(.step2(update: missing)))]
+                // A later step 1 (a client's periodic resync, or its round for a missed
+                // update) also gets ours, so the client sends back what we lack: an
+                // update of its that we never received (dropped by the rate limit)
+                // may be covered by a cumulative ack, and only our state vector and
+                // its delete set show the gap. The first needs none: join sent ours.
+                if member.askedBefore {
+                    actions.append(.send(connection, .sync(.step1(stateVector: doc.encodeStateVector()))))
+                } else {
+                    members[connection]?.askedBefore = true
+                }
+                return actions
             } catch {
                 return [.error(connection, error.asMalformedMessage())]
             }
@@ -157,6 +170,10 @@ public final class Room {
         // to apply, store or refuse (a reader's empty step 2 is not worth an error).
         if ack == nil, isEmptyUpdate(update) { return [] }
         guard member.canWrite else {
+            // Every client answers our step 1, and its step 2 carries its whole delete
+            // set: from a reader that brings nothing new it writes nothing, so it is no
+            // refusal (which would park the reader's document).
+            if ack == nil, (try? doc.containsUpdate(update)) == true { return [] }
             return [.error(connection, AccordError(
                 .permissionDenied, "read-only access to document \(id)", details: ["document": id.rawValue]))]
         }

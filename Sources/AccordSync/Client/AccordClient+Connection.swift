@@ -64,6 +64,7 @@ extension AccordClient {
             socket: socket, generation: attempt, hello: nil,
             heartbeat: HeartbeatMonitor(heartbeatSeconds: nil, now: now), reader: reader)
         scheduleHeartbeat()
+        armHelloDeadline(generation: attempt)
     }
 
     private func attemptFailed(generation attempt: UInt64) {
@@ -134,7 +135,7 @@ extension AccordClient {
     }
 
     /// The connection closed or died: documents stop, the network machine schedules a reconnect.
-    private func connectionLost() {
+    func connectionLost() {
         dropConnection(closeSocket: false)
         perform(network.connectionLost(now: now, random: &random))
     }

@@ -33,11 +33,11 @@ extension AccordClient {
         do throws(AccordError) {
             // Most commits of an open document are remote updates it applied: skip the read.
             guard try store.metadata(id).lastLocalSequence > document.delivered else { return }
-            for entry in try store.unacknowledgedUpdates(id) where entry.sequence > document.delivered {
-                document.delivered = entry.sequence
-                let update = OutboundUpdate(sequence: entry.sequence, bytes: entry.value)
-                perform(document.machine.localUpdateAppended(update, now: now), for: document)
-            }
+            let updates = try store.unacknowledgedUpdates(id).filter { $0.sequence > document.delivered }
+                .map { OutboundUpdate(sequence: $0.sequence, bytes: $0.value) }
+            guard let last = updates.last else { return }
+            document.delivered = last.sequence
+            perform(document.machine.localUpdatesAppended(updates, now: now), for: document)
         } catch {
             bus.emit(.failure(id, error))
         }
@@ -48,6 +48,7 @@ extension AccordClient {
     func perform(_ actions: [DocumentSyncAction], for document: OpenDocument) {
         let id = document.id
         let doc = document.stored.doc
+        var applied = false
         for action in actions {
             do throws(AccordError) {
                 switch action {
@@ -60,6 +61,7 @@ extension AccordClient {
                 case .apply(let update):
                     // The StoredDocument logs it in the store as received, not for sending.
                     try doc.applyUpdate(update, origin: DocumentStore.remoteOrigin)
+                    applied = true
                 case .acknowledge(let through):
                     try store.acknowledge(id, through: through)
                 case .emit(let event):
@@ -81,7 +83,20 @@ extension AccordClient {
                 bus.emit(.failure(id, error))
             }
         }
+        // After the whole batch, so the round's timer request is not overtaken by an
+        // older one still in the list.
+        if applied { checkPredecessors(of: document) }
         if !document.loadWaiters.isEmpty { resolveLoads(document) }
+    }
+
+    /// A remote update left structs or deletions waiting for updates that never came:
+    /// the machine asks the server for them.
+    private func checkPredecessors(of document: OpenDocument) {
+        if document.stored.doc.hasPendingUpdates {
+            perform(document.machine.predecessorsMissing(now: now), for: document)
+        } else {
+            document.machine.predecessorsArrived()
+        }
     }
 
     private func documentTick(_ id: DocumentID) {

@@ -102,7 +102,7 @@ extension AccordClient {
             stored: stored,
             machine: DocumentSyncMachine(
                 id: id, mode: mode, localOnly: metadata.localOnly, acknowledged: metadata.acknowledgedSequence,
-                handshakeBudget: handshakeBudget))
+                handshakeBudget: handshakeBudget, resyncInterval: resyncInterval))
         document.delivered = metadata.acknowledgedSequence
         documents[id] = document
         if let hello = connection?.hello, network.isOnline { ready(document, hello: hello) }

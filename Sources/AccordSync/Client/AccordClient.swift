@@ -38,6 +38,7 @@ public actor AccordClient {
 
     let tokenProvider: @Sendable (TokenRequestReason) async throws -> String
     let handshakeBudget: UInt64
+    let resyncInterval: UInt64?
     /// Every subscriber of ``events`` and ``stream(for:)``.
     nonisolated let bus = EventBus()
     let executor = ClientExecutor(label: "accord.client")
@@ -75,14 +76,18 @@ public actor AccordClient {
     ///   - reconnect: the backoff after a lost connection or a failed attempt.
     ///   - handshakeBudget: how long (ms) a document's sync may go unanswered before a
     ///     `syncError(NETWORK_TIMEOUT)` and a retry.
+    ///   - resyncInterval: how often (ms) each open document asks the server for what it
+    ///     may have missed (``DocumentSyncMachine/defaultResyncInterval``); nil never.
     ///   - tokenProvider: asked for a bearer token before each connection attempt, with
     ///     the reason: `.unauthenticated` after the server refused the last one.
     public init(
         serverURL: String, store: DocumentStore, reconnect: ReconnectPolicy = ReconnectPolicy(),
         handshakeBudget: UInt64 = DocumentSyncMachine.defaultHandshakeBudget,
+        resyncInterval: UInt64? = DocumentSyncMachine.defaultResyncInterval,
         tokenProvider: @escaping @Sendable (TokenRequestReason) async throws -> String
     ) {
         self.handshakeBudget = handshakeBudget
+        self.resyncInterval = resyncInterval
         var url = serverURL
         while url.hasSuffix("/") { url.removeLast() }
         self.serverURL = url
@@ -97,11 +102,12 @@ public actor AccordClient {
     public init(
         serverURL: String, store: DocumentStore, reconnect: ReconnectPolicy = ReconnectPolicy(),
         handshakeBudget: UInt64 = DocumentSyncMachine.defaultHandshakeBudget,
+        resyncInterval: UInt64? = DocumentSyncMachine.defaultResyncInterval,
         tokenProvider: @escaping @Sendable () async throws -> String
     ) {
         self.init(
             serverURL: serverURL, store: store, reconnect: reconnect, handshakeBudget: handshakeBudget,
-            tokenProvider: { (_: TokenRequestReason) in try await tokenProvider() })
+            resyncInterval: resyncInterval, tokenProvider: { (_: TokenRequestReason) in try await tokenProvider() })
     }
 
     // MARK: Lifecycle

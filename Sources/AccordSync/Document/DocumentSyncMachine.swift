@@ -22,6 +22,9 @@ public struct DocumentSyncMachine: Sendable {
     public let id: DocumentID
     public let localOnly: Bool
     public let handshakeBudget: UInt64
+    /// How often (ms) a connected `realtime` document runs a round of its own (see
+    /// ``defaultResyncInterval``); nil never.
+    public let resyncInterval: UInt64?
     public private(set) var mode: SyncMode
     public private(set) var isConnected = false
     /// The last round finished: its step 2 (if asked for) arrived and every update sent is
@@ -51,6 +54,12 @@ public struct DocumentSyncMachine: Sendable {
     var deadline: UInt64?
     /// When the next polling round is due.
     var nextPoll: UInt64?
+    /// When the next periodic resync round is due (`realtime` only).
+    var nextResync: UInt64?
+    /// A round ran because the `Doc` holds updates whose predecessors are missing; not
+    /// again until they arrive or the connection changes, so a gap the server cannot
+    /// fill either does not turn every live update into another round.
+    var askedForMissing = false
     /// `sync()` was asked for while offline: run the round on connect.
     var syncWanted = false
     /// The tick time last requested from the driver, so it is requested once.
@@ -59,9 +68,10 @@ public struct DocumentSyncMachine: Sendable {
     /// - Parameter acknowledged: the store's acknowledged sequence for the document.
     public init(
         id: DocumentID, mode: SyncMode = .realtime, localOnly: Bool = false, acknowledged: UInt64 = 0,
-        handshakeBudget: UInt64 = defaultHandshakeBudget
+        handshakeBudget: UInt64 = defaultHandshakeBudget, resyncInterval: UInt64? = defaultResyncInterval
     ) {
         self.id = id
+        self.resyncInterval = resyncInterval
         self.mode = mode
         self.localOnly = localOnly
         self.acknowledged = acknowledged
@@ -108,9 +118,19 @@ public struct DocumentSyncMachine: Sendable {
     /// the store's flush (its change notification), never before: only durable updates
     /// may be sent, since an ack promises the server has them.
     public mutating func localUpdateAppended(_ update: OutboundUpdate, now: UInt64) -> [DocumentSyncAction] {
-        guard !localOnly, update.sequence > max(acknowledged, outbox.last?.sequence ?? 0) else { return [] }
-        outbox.append(update)
-        guard isConnected, mode.pushesLive, roundStarted else { return [] }
+        localUpdatesAppended([update], now: now)
+    }
+
+    /// Local updates made durable by one store commit, ascending. Sent together (merged
+    /// where they fit one message), so a burst of edits does not become a burst of messages.
+    public mutating func localUpdatesAppended(_ updates: [OutboundUpdate], now: UInt64) -> [DocumentSyncAction] {
+        guard !localOnly else { return [] }
+        var added = false
+        for update in updates where update.sequence > max(acknowledged, outbox.last?.sequence ?? 0) {
+            outbox.append(update)
+            added = true
+        }
+        guard added, isConnected, mode.pushesLive, roundStarted else { return [] }
         return finish(sendUnsent() + settle(now: now))
     }
 
@@ -123,6 +143,7 @@ public struct DocumentSyncMachine: Sendable {
         roundStarted = false
         deadline = nil
         nextPoll = nil
+        nextResync = nil
         isSynced = false
         return finish(startModeOnConnection(now: now))
     }
@@ -169,6 +190,7 @@ public struct DocumentSyncMachine: Sendable {
             nextPoll = now + interval
             if !roundDone { actions += startRound(now: now) }
         }
+        actions += resyncIfDue(now: now, roundDone: roundDone)
         return finish(actions)
     }
 
@@ -176,7 +198,10 @@ public struct DocumentSyncMachine: Sendable {
 
     private mutating func startModeOnConnection(now: UInt64) -> [DocumentSyncAction] {
         switch mode {
-        case .realtime, .realtimePushOnly:
+        case .realtime:
+            scheduleFirstResync(now: now)
+            return startRound(now: now)
+        case .realtimePushOnly:
             return startRound(now: now)
         case .polling(let interval):
             nextPoll = now + interval
@@ -201,13 +226,16 @@ public struct DocumentSyncMachine: Sendable {
         return actions + sendUnsent() + settle(now: now)
     }
 
-    /// Sends the unsent part of the outbox. An update larger than the server's frame
-    /// limit parks the document instead: the server would drop it unread with a
-    /// connection-wide error, it would never be acked, and every retry would resend it.
+    /// Sends the unsent part of the outbox, consecutive updates merged into as few
+    /// messages as fit (``OutboundUpdate/batched(_:document:limit:)``). An update larger
+    /// than the server's frame limit parks the document instead: the server would drop it
+    /// unread with a connection-wide error, it would never be acked, and every retry would
+    /// resend it.
     private mutating func sendUnsent() -> [DocumentSyncAction] {
         guard parked == nil else { return [] }
         var actions: [DocumentSyncAction] = []
-        for update in outbox where update.sequence > sentThrough {
+        let unsent = outbox.filter { $0.sequence > sentThrough }
+        for update in OutboundUpdate.batched(unsent, document: id, limit: maxFrameBytes) {
             let size = update.multiplexedSize(document: id)
             if let limit = maxFrameBytes, size > limit {
                 let error = AccordError(
@@ -245,7 +273,7 @@ public struct DocumentSyncMachine: Sendable {
 
     /// Appends a tick request when the earliest timer changed.
     mutating func finish(_ actions: [DocumentSyncAction]) -> [DocumentSyncAction] {
-        let wake = [deadline, nextPoll].compactMap { $0 }.min()
+        let wake = [deadline, nextPoll, nextResync].compactMap { $0 }.min()
         guard wake != scheduled else { return actions }
         scheduled = wake
         guard let wake else { return actions }
@@ -259,6 +287,8 @@ public struct DocumentSyncMachine: Sendable {
         roundStarted = false
         deadline = nil
         nextPoll = nil
+        nextResync = nil
+        askedForMissing = false
         scheduled = nil
         maxFrameBytes = nil
         sentThrough = acknowledged

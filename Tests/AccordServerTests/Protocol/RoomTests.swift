@@ -111,6 +111,52 @@ import AccordStore
         } == true)
     }
 
+    @Test func aReadersStepTwoThatBringsNothingNewIsTakenWithoutAnError() throws {
+        let room = makeRoom()
+        _ = room.join(1, user: "ada", canWrite: true)
+        let writer = Doc(clientID: 9)
+        var updates: [[UInt8]] = []
+        let subscription = writer.onUpdate { bytes, _ in updates.append(bytes) }
+        try writer.getText("t").insert(0, "hello world")
+        try writer.getText("t").delete(0, 6)
+        subscription.cancel()
+        for update in updates { _ = room.receive(.sync(.update(update)), from: 1, now: 0) }
+        _ = room.join(2, user: "reader", canWrite: false)
+        let reader = Doc(clientID: 20)
+        try reader.applyUpdate(room.doc.encodeStateAsUpdate())
+        // The reader's answer to our step 1 carries its delete set: not empty, nothing new.
+        let answer = try reader.encodeStateAsUpdate(from: room.doc.encodeStateVector())
+        #expect(answer != [0, 0])
+        let before = room.doc.encodeStateAsUpdate()
+        #expect(room.receive(.sync(.step2(update: answer)), from: 2, now: 0).isEmpty)
+        // A deletion of its own is a write, refused as before.
+        try reader.getText("t").delete(0, 1)
+        let deletion = try reader.encodeStateAsUpdate(from: room.doc.encodeStateVector())
+        guard case .error(2, let error)? = room.receive(.sync(.step2(update: deletion)), from: 2, now: 0).first else {
+            Issue.record("a reader's deletion was not refused")
+            return
+        }
+        #expect(error.code == .permissionDenied)
+        #expect(room.doc.encodeStateAsUpdate() == before)
+    }
+
+    @Test func aLaterStepOneIsAlsoAnsweredWithTheServersStepOne() throws {
+        let room = makeRoom()
+        _ = room.join(1, user: "ada", canWrite: true)
+        _ = room.receive(.sync(.update(try edit("abc", client: 9))), from: 1, now: 0)
+        let empty = Doc().encodeStateVector()
+        // The first step 1 follows the join, which sent ours already.
+        let first = room.receive(.sync(.step1(stateVector: empty)), from: 1, now: 0)
+        #expect(first.count == 1)
+        let second = room.receive(.sync(.step1(stateVector: empty)), from: 1, now: 0)
+        #expect(second.count == 2)
+        guard case .send(1, .sync(.step2)) = second.first else { Issue.record("no step 2 first"); return }
+        #expect(second.last == .send(1, .sync(.step1(stateVector: room.doc.encodeStateVector()))))
+        // Another connection's first step 1 is its own first.
+        _ = room.join(2, user: "bob", canWrite: true)
+        #expect(room.receive(.sync(.step1(stateVector: empty)), from: 2, now: 0).count == 1)
+    }
+
     @Test func oversizedAndMalformedUpdatesAreRefusedUnchanged() throws {
         let room = makeRoom(maxBytes: 40)
         _ = room.join(1, user: "ada", canWrite: true)

@@ -18,15 +18,22 @@ final class ClientTestServer: @unchecked Sendable {
     private(set) var port: Int
     let heartbeatSeconds: Int
     let createDocumentsOnConnect: Bool
+    /// The server's per-connection message rate limit.
+    let rate: (perSecond: Int, burst: Int)
 
-    init(heartbeatSeconds: Int = 20, createDocumentsOnConnect: Bool = true) throws {
+    init(
+        heartbeatSeconds: Int = 20, createDocumentsOnConnect: Bool = true, messagesPerSecond: Int = 500,
+        messageBurst: Int = 1000
+    ) throws {
         self.heartbeatSeconds = heartbeatSeconds
         self.createDocumentsOnConnect = createDocumentsOnConnect
+        rate = (messagesPerSecond, messageBurst)
         directory = try TemporaryDirectory(prefix: "accord-client")
         tokens = try TokenAuthority(secret: Self.secret)
         documents = try DocumentStore(path: directory.file("server.sqlite"))
         let server = try AccordServer(
-            configuration: Self.configuration(port: 0, heartbeatSeconds: heartbeatSeconds, createOnConnect: createDocumentsOnConnect),
+            configuration: Self.configuration(
+                port: 0, heartbeatSeconds: heartbeatSeconds, createOnConnect: createDocumentsOnConnect, rate: rate),
             documents: documents, tokens: tokens)
         self.server = server
         port = server.port
@@ -65,7 +72,8 @@ final class ClientTestServer: @unchecked Sendable {
             do throws(AccordError) {
                 server = try AccordServer(
                     configuration: Self.configuration(
-                        port: port, heartbeatSeconds: heartbeatSeconds, createOnConnect: createDocumentsOnConnect),
+                        port: port, heartbeatSeconds: heartbeatSeconds, createOnConnect: createDocumentsOnConnect,
+                        rate: rate),
                     documents: documents, tokens: tokens)
                 return
             } catch {
@@ -92,11 +100,15 @@ final class ClientTestServer: @unchecked Sendable {
         try documents.load(id).getText("t").string
     }
 
-    private static func configuration(port: Int, heartbeatSeconds: Int, createOnConnect: Bool) -> AccordServer.Configuration {
+    private static func configuration(
+        port: Int, heartbeatSeconds: Int, createOnConnect: Bool, rate: (perSecond: Int, burst: Int)
+    ) -> AccordServer.Configuration {
         var configuration = AccordServer.Configuration()
         configuration.port = port
         configuration.heartbeatSeconds = heartbeatSeconds
         configuration.createDocumentsOnConnect = createOnConnect
+        configuration.messagesPerSecond = rate.perSecond
+        configuration.messageBurst = rate.burst
         return configuration
     }
 }
