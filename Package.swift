@@ -70,7 +70,8 @@ let package = Package(
         ),
         // Benchmarks on the editing traces in shared/traces; JSON lines like scripts/bench_reference.py.
         .executableTarget(
-            name: "accord-bench", dependencies: ["AccordCRDT", "AccordStore", "AccordNet", "AccordTesting"], swiftSettings: swiftSettings
+            name: "accord-bench", dependencies: ["AccordCRDT", "AccordStore", "AccordNet", "AccordSync", "AccordTesting"],
+            swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "AccordCRDTTests",

@@ -15,6 +15,10 @@
 #   BENCH_SERVER    1 (default) also runs `accord-bench server --target both`: accord serve
 #                   and the pycrdt-websocket server under the same load (a few minutes);
 #                   BENCH_SERVER_ARGS adds options (e.g. --quick)
+#   BENCH_CLIENT    1 (default) also runs `accord-bench client`: AccordClient against
+#                   accord serve (edit-to-remote latency with 2 and 50 clients, opening a
+#                   cached document, catching up 10,000 offline edits; about a minute);
+#                   BENCH_CLIENT_ARGS adds options (e.g. --quick)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -77,5 +81,14 @@ if has accord && [[ "${BENCH_SERVER:-1}" == 1 ]]; then
     echo "bench.sh: accord-bench server --target both ${BENCH_SERVER_ARGS:-}" >&2
     "$BIN" server --target both ${BENCH_SERVER_ARGS:-} >"$OUT/server.jsonl" || die "accord-bench server failed"
     "$PY" scripts/bench_table.py server-table "$OUT/server.jsonl" | tee -a "$OUT/results.md"
+fi
+
+if has accord && [[ "${BENCH_CLIENT:-1}" == 1 ]]; then
+    echo "bench.sh: swift build -c release --product accord (the server the clients sync with)" >&2
+    swift build -c release --product accord >&2 || die "could not build accord"
+    echo "bench.sh: accord-bench client ${BENCH_CLIENT_ARGS:-}" >&2
+    "$BIN" client --trace "$SHARED/traces/automerge-paper.json.gz" ${BENCH_CLIENT_ARGS:-} >"$OUT/client.jsonl" \
+        || die "accord-bench client failed"
+    "$PY" scripts/bench_table.py client-table "$OUT/client.jsonl" | tee -a "$OUT/results.md"
 fi
 echo "bench.sh: results in ${RESULTS#$ROOT/} and ${OUT#$ROOT/}/results.md" >&2

@@ -6,6 +6,10 @@
       when missing. Lines that are not JSON objects with "name" and "median_ms" go to
       stderr unchanged. Exits 1 if no measurement line was seen.
 
+  bench_table.py client-table CLIENT.jsonl
+      The `accord-bench client` lines: one row per case with p50, p99 and median ms,
+      the sample count and the case's extra figures (target, other client).
+
   bench_table.py table RESULTS.jsonl
       Prints one Markdown section per trace: a table of median ms (columns accord,
       pycrdt, loro, and the ratios reference/accord; > 1 means Accord is faster) and a
@@ -181,6 +185,27 @@ def server_table(path: str) -> int:
     return 0
 
 
+CLIENT_EXTRAS = [("target_ms", "target {} ms"), ("other_client_median_ms", "other client {} ms (median)"),
+                 ("clients", "{} clients")]
+
+
+def client_table(path: str) -> int:
+    """The `accord-bench client` lines: latency figures per case."""
+    recs = list(read_records(path))
+    if not recs:
+        print(f"bench_table: {path} has no client results", file=sys.stderr)
+        return 1
+    print("### client (AccordClient against accord serve)\n")
+    print("| case | p50 ms | p99 ms | median ms | samples | also |")
+    print("| --- | ---: | ---: | ---: | ---: | --- |")
+    for r in recs:
+        also = ", ".join(f.format(fmt_ms(r[k]) if isinstance(r[k], float) else r[k]) for k, f in CLIENT_EXTRAS if k in r)
+        print(f"| {r['name']} | {fmt_ms(r.get('p50_ms'))} | {fmt_ms(r.get('p99_ms'))} | {fmt_ms(r.get('median_ms'))} "
+              f"| {r.get('samples', '—')} | {also} |")
+    print()
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description="benchmark JSON-lines helpers")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -191,11 +216,15 @@ def main() -> int:
     t.add_argument("results")
     st = sub.add_parser("server-table")
     st.add_argument("results")
+    ct = sub.add_parser("client-table")
+    ct.add_argument("results")
     args = ap.parse_args()
     if args.cmd == "annotate":
         return annotate(args.engine, args.trace)
     if args.cmd == "server-table":
         return server_table(args.results)
+    if args.cmd == "client-table":
+        return client_table(args.results)
     return table(args.results)
 
 

@@ -35,6 +35,17 @@ enum BenchCommand {
               --quick scales down (500 idle, 20 fanout clients, 100 clients over 10
               documents, 3 s loads, one cold-open sample) for smoke runs.
 
+          accord-bench client [--quick] [--only a,b] [--accord PATH] [--trace PATH]
+              The sync client (AccordClient) against accord serve --dev started as a
+              subprocess, a fresh server and fresh SQLite client stores per case; run from
+              the repository root. One JSON line per case with p50_ms, p99_ms, median_ms:
+              edit_to_remote_2 and edit_to_remote_50 (a local edit until it is applied in
+              another client's document, 2 and 50 clients on one document),
+              open_local_cached (open a cached automerge-paper document and read its
+              length; target 10 ms), reconnect_catchup_10k (goOnline of a client with
+              10,000 offline edits until it is synced and acknowledged). --quick takes
+              fewer samples.
+
         Options of server:
           --accord PATH          the accord binary (default: next to accord-bench)
           --python PATH          python with pycrdt-websocket (default .venv/bin/python)
@@ -82,6 +93,8 @@ enum BenchCommand {
             return 0
         case "server":
             return try ServerBenchmark.parse(rest).run()
+        case "client":
+            return try ClientBenchmark.parse(rest).run()
         case "_resident":
             // Child process of resident_doc: _resident <update file> <expected UTF-16 length>.
             #if os(Linux)

@@ -10,7 +10,7 @@ final class LatencyBook: @unchecked Sendable {
     // Invariant: every `var` is only touched with `lock` held.
     private let lock = NSLock()
     private var sentAt: [ContinuousClock.Instant] = []
-    private var latencies: [Double] = []
+    private var deliveries: [Double] = []
     private var firstSend: ContinuousClock.Instant?
     private var lastReceipt: ContinuousClock.Instant?
 
@@ -30,27 +30,29 @@ final class LatencyBook: @unchecked Sendable {
         guard !markers.isEmpty else { return }
         lock.withLock {
             for marker in markers where marker < sentAt.count {
-                latencies.append(Timing.milliseconds(instant - sentAt[marker]))
+                deliveries.append(Timing.milliseconds(instant - sentAt[marker]))
             }
             if lastReceipt.map({ instant > $0 }) ?? true { lastReceipt = instant }
         }
     }
 
     var sent: Int { lock.withLock { sentAt.count } }
-    var delivered: Int { lock.withLock { latencies.count } }
+    /// Every delivery latency so far, in milliseconds.
+    var latencies: [Double] { lock.withLock { deliveries } }
+    var delivered: Int { lock.withLock { deliveries.count } }
 
     /// Deliveries per second from the first send to the last receipt.
     var deliveriesPerSecond: Double {
         lock.withLock {
             guard let firstSend, let lastReceipt, lastReceipt > firstSend else { return 0 }
-            return Double(latencies.count) / (Timing.milliseconds(lastReceipt - firstSend) / 1000)
+            return Double(deliveries.count) / (Timing.milliseconds(lastReceipt - firstSend) / 1000)
         }
     }
 
     /// The `p`-quantile (0...1) of the latencies in milliseconds, nearest rank; 0 when
     /// nothing arrived.
     func percentile(_ p: Double) -> Double {
-        let sorted = lock.withLock { latencies }.sorted()
+        let sorted = lock.withLock { deliveries }.sorted()
         guard !sorted.isEmpty else { return 0 }
         let rank = Int((p * Double(sorted.count)).rounded(.up))
         return sorted[min(max(rank, 1), sorted.count) - 1]
