@@ -30,7 +30,7 @@ import AccordCRDT
         let doc = try source()
         let replica = Doc(clientID: 3)
         try replica.applyUpdate(doc.encodeStateAsUpdate())
-        let lacking = try doc.encodeStateVector()
+        let lacking = doc.encodeStateVector()
 
         // A deletion only (no struct): the delete set is the whole difference.
         try replica.getText("t").delete(0, 1)
