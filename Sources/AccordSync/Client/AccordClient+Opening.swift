@@ -141,7 +141,10 @@ extension AccordClient {
         }
         do throws(AccordError) {
             try document.stored.close()
-            guard evictLocal, try !store.hasUnacknowledgedWrites(id) else { return CloseResult(evicted: false) }
+            // A local-only document's content exists nowhere else: never dropped by a close.
+            guard evictLocal, !document.machine.localOnly, try !store.hasUnacknowledgedWrites(id) else {
+                return CloseResult(evicted: false)
+            }
             try store.evict(id)
             return CloseResult(evicted: true)
         } catch {
@@ -153,8 +156,11 @@ extension AccordClient {
     /// Drops a document's local content (closing it first if open); its metadata stays.
     /// Opening it again needs the network (`.network` or `.localElseNetwork`).
     /// - Throws: `UNACKNOWLEDGED_WRITES` while the server has not acknowledged every
-    ///   local edit, unless `force` (they are then lost); `DOCUMENT_NOT_FOUND`.
+    ///   local edit, unless `force` (they are then lost); `LOCAL_ONLY_UNSUPPORTED_OPTION`
+    ///   for a local-only document unless `force` (its content exists nowhere else, and
+    ///   is then gone); `DOCUMENT_NOT_FOUND`.
     public func evict(_ id: DocumentID, force: Bool = false) throws(AccordError) {
+        if !force, try store.metadata(id).localOnly { throw Self.localOnlyError(id, option: "evict") }
         if !force, try store.hasUnacknowledgedWrites(id) {
             throw AccordError(
                 .unacknowledgedWrites, "document \(id) has local edits the server has not acknowledged",

@@ -15,7 +15,8 @@ public enum WaitForLoad: Hashable, Sendable {
 /// What ``AccordClient/close(_:evictLocal:)`` did.
 public struct CloseResult: Hashable, Sendable {
     /// Whether the local content was evicted. False when eviction was not asked for, or
-    /// was skipped because the server has not acknowledged every local edit yet.
+    /// was skipped because the server has not acknowledged every local edit yet, or the
+    /// document is local-only (its content exists nowhere else).
     public var evicted: Bool
 
     public init(evicted: Bool) { self.evicted = evicted }

@@ -32,7 +32,16 @@ import AccordServer
                 #expect(error.code == .localOnlyUnsupportedOption)
             }
         }
-        await client.close("diary")
+        // Its content exists nowhere else: closing never evicts it, evict needs force.
+        #expect(await client.close("diary", evictLocal: true) == CloseResult(evicted: false))
+        #expect(try store.metadata("diary").isResident)
+        do {
+            try await client.evict("diary")
+            Issue.record("evicted a local-only document without force")
+        } catch {
+            #expect(error.code == .localOnlyUnsupportedOption)
+        }
+        #expect(try store.metadata("diary").isResident)
         await client.stop()
 
         // A later session over the same store: still never sent.
