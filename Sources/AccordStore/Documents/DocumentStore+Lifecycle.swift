@@ -3,7 +3,8 @@ public import AccordCRDT
 extension DocumentStore {
     /// Drops a document's local content (snapshot, log, unsent updates) and keeps its
     /// metadata, marked not resident. Refuses with `UNACKNOWLEDGED_WRITES` while local
-    /// updates the server has not acknowledged exist, unless `force` (they are then lost).
+    /// updates the server has not acknowledged exist, and for a local-only document
+    /// (whose content no server holds), unless `force` (they are then lost).
     public func evict(_ id: DocumentID, force: Bool = false) throws(AccordError) {
         writeLock.lock()
         defer { writeLock.unlock() }
@@ -11,6 +12,11 @@ extension DocumentStore {
         try flush()
         var metadata = try metadata(id)
         guard metadata.isResident else { return }
+        if !force, metadata.localOnly {
+            throw AccordError(
+                .unacknowledgedWrites, "document \(id) is local-only: its content exists nowhere else",
+                details: ["document": id.rawValue, "local_only": "true"])
+        }
         if !force, try hasUnacknowledgedWrites(id) {
             throw AccordError(
                 .unacknowledgedWrites, "document \(id) has local edits the server has not acknowledged",

@@ -114,7 +114,12 @@ import AccordTesting
         try editSomething(opened)
         try opened.close()
         #expect(try store.unacknowledgedUpdates(id).isEmpty)
-        try store.evict(id)
+        // Nothing waits for a server, yet no server holds the content: evicting needs force.
+        let refused = #expect(throws: AccordError.self) { try store.evict(id) }
+        #expect(refused?.code == .unacknowledgedWrites)
+        #expect(try store.metadata(id).isResident)
+        try store.evict(id, force: true)
+        #expect(try !store.metadata(id).isResident)
     }
 
     @Test func deleteAndWipeAllRemoveEverything() throws {
