@@ -19,6 +19,9 @@ struct TransactionState {
     var mergeStructs: [ItemRef] = []
     /// Set when a remote transaction touched a text that has formatting.
     var needFormattingCleanup = false
+    /// Set when local text was appended to an existing item rather than made an item of
+    /// its own (``Store/extendOwnLastItem(_:count:type:left:right:_:)``).
+    var extendedOwnItem = false
 
     struct ChangedType: Hashable {
         var type: Int32
@@ -40,6 +43,7 @@ struct TransactionState {
         if !changed.isEmpty { changed.removeAll(keepingCapacity: true) }
         if !mergeStructs.isEmpty { mergeStructs.removeAll(keepingCapacity: true) }
         needFormattingCleanup = false
+        extendedOwnItem = false
     }
 
     func before(_ client: ClientIndex) -> UInt32 {

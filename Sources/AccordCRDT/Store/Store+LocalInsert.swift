@@ -45,10 +45,35 @@ extension Store {
         return ref
     }
 
+    /// Inserts local text (UTF-16 `units`, `count` of them) between `left` and `right` of
+    /// list type `t`: appended to `left` when the clean-up would merge it there anyway
+    /// (``extendOwnLastItem(_:count:type:left:right:_:)``), else as a new item.
+    /// Returns the item that now ends with the text.
+    @discardableResult
+    mutating func insertLocalText<Units: Collection<UInt16>>(
+        _ units: Units, count: Int, type t: Int32, left: ItemRef, right: ItemRef, _ tr: inout TransactionState
+    ) -> ItemRef {
+        if extendOwnLastItem(units, count: count, type: t, left: left, right: right, &tr) { return left }
+        // Units appended one by one: no intermediate array, and for a keystroke's one or
+        // two units cheaper than the generic append(contentsOf:).
+        let offset = UInt32(text.count)
+        for unit in units { text.append(unit) }
+        let origin = left == noItem ? nil : StoreID(client: items[Int(left)].client, clock: items[Int(left)].lastClock)
+        let rightOrigin = right == noItem ? nil : StoreID(client: items[Int(right)].client, clock: items[Int(right)].clock)
+        return integrateNewItem(kind: .string, a: offset, b: 0, length: UInt32(count),
+                                client: tr.ownClient, clock: clientState[Int(tr.ownClient)],
+                                origin: origin, rightOrigin: rightOrigin, left: left, right: right,
+                                parent: t, parentSub: -1, &tr)
+    }
+
     /// Integrates a new local item holding `content` between `left` and `right`.
+    /// Text in a list goes through ``insertLocalText(_:count:type:left:right:_:)``.
     @discardableResult
     mutating func insertLocalItem(_ content: StructContent, type t: Int32, left: ItemRef, right: ItemRef,
                                   parentSub: Int32 = -1, _ tr: inout TransactionState) -> ItemRef {
+        if parentSub < 0, case .string(let units) = content {
+            return insertLocalText(units, count: units.count, type: t, left: left, right: right, &tr)
+        }
         let origin = left == noItem ? nil : StoreID(client: items[Int(left)].client, clock: items[Int(left)].lastClock)
         let rightOrigin = right == noItem ? nil : StoreID(client: items[Int(right)].client, clock: items[Int(right)].clock)
         return integrateNewItem(content, client: tr.ownClient, clock: clientState[Int(tr.ownClient)],

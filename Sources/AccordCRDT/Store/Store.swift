@@ -23,6 +23,9 @@ struct Store {
     var clientStructs: [StructList] = []
     /// Per client (by index), the next expected clock.
     var clientState: [UInt32] = []
+    /// Whether local typing may append to an existing item (Store+ExtendLocal.swift).
+    /// Always true but in the tests that compare against the plain path.
+    var extendsOwnItems = true
 
     // MARK: Interning
 
