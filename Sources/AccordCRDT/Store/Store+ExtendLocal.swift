@@ -14,15 +14,12 @@
 /// - events, which tell new items from old by their clock, get the boundary back
 ///   before they are built (``Doc/callObservers(_:)`` splits the item there).
 extension Store {
-    /// Appends `units` to `left` when a new item holding them, between `left` and
-    /// `right` in type `t`, would be merged into `left` at the end of the transaction.
-    /// Returns false, changing nothing, otherwise.
-    mutating func extendOwnLastItem<Units: Collection<UInt16>>(
-        _ units: Units, count: Int, type t: Int32, left: ItemRef, right: ItemRef, _ tr: inout TransactionState
-    ) -> Bool {
+    /// Whether a new item holding local text, between `left` and `right` in type `t`,
+    /// would be merged into `left` at the end of the transaction. Call before the
+    /// text's units are appended to ``text``.
+    func canExtendOwnLastItem(type t: Int32, left: ItemRef, right: ItemRef, ownClient own: ClientIndex) -> Bool {
         guard left != noItem, extendsOwnItems else { return false }
         let l = items[Int(left)]
-        let own = tr.ownClient
         // The new item would be this client's next struct, right after `left` in clock
         // order and in the list, with `left` as its origin; `right` must be `left`'s
         // right neighbour already (no conflict scan, as integrate would find).
@@ -44,15 +41,18 @@ extension Store {
         guard end == text.count, !UTF16.isLeadSurrogate(text[end - 1]) else { return false }
         // A type inside a deleted item deletes what is inserted into it (integrate).
         let holder = types[Int(t)].item
-        guard holder == noItem || !items[Int(holder)].deleted else { return false }
+        return holder == noItem || !items[Int(holder)].deleted
+    }
 
-        for unit in units { text.append(unit) }
+    /// Makes `left` take the `count` units just appended to ``text`` (after
+    /// ``canExtendOwnLastItem(type:left:right:ownClient:)`` said yes): what integrating the new
+    /// item and merging it would have done to the store.
+    mutating func extendOwnLastItem(_ left: ItemRef, by count: Int, type t: Int32, _ tr: inout TransactionState) {
         items[Int(left)].length += UInt32(count)
-        clientState[Int(own)] += UInt32(count)
+        clientState[Int(tr.ownClient)] += UInt32(count)
         types[Int(t)].length += count
         if !tr.local { types[Int(t)].clearMarker() }
         addChangedType(t, key: -1, &tr)
         tr.extendedOwnItem = true
-        return true
     }
 }

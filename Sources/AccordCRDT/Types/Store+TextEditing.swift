@@ -37,7 +37,7 @@ extension Store {
 
     /// Moves `pos` past content just inserted at it, which ends item `ref`. Not
     /// ``forward(_:)``: text may have been appended to an existing item
-    /// (``extendOwnLastItem(_:count:type:left:right:_:)``), so only `count` units are new.
+    /// (Store+ExtendLocal.swift), so only `count` units are new.
     func stepOverInserted(_ ref: ItemRef, count: Int, _ pos: inout TextPosition) {
         pos.left = ref
         pos.right = items[Int(ref)].right
@@ -58,9 +58,10 @@ extension Store {
             left = right
             right = items[Int(right)].right
         }
-        let units = string.utf16
-        let count = units.count
-        insertLocalText(units, count: count, type: t, left: left, right: right, &tr)
+        let extend = canExtendOwnLastItem(type: t, left: left, right: right, ownClient: tr.ownClient)
+        let offset = UInt32(text.count)
+        let count = appendUTF16(of: string)
+        placeLocalText(at: offset, count: count, extend: extend, type: t, left: left, right: right, &tr)
         markerInserted(type: t, at: index, count: count)
     }
 
@@ -150,7 +151,7 @@ extension Store {
         if remaining > 0 {
             // Quill expects a trailing newline: formatting past the end appends newlines.
             let newlines = [UInt16](repeating: 0x0A, count: remaining)
-            let ref = insertLocalText(newlines, count: remaining, type: t, left: pos.left, right: pos.right, &tr)
+            let ref = insertLocalText(units: newlines, type: t, left: pos.left, right: pos.right, &tr)
             stepOverInserted(ref, count: remaining, &pos)
         }
         insertNegatedAttributes(type: t, &pos, &negated, &tr)
