@@ -77,8 +77,14 @@ extension Store {
 
     /// Appends `string`'s UTF-16 units to ``text``; returns how many.
     mutating func appendUTF16(of string: String) -> Int {
-        // ASCII (nearly every keystroke) widens byte by byte from the string's own UTF-8
-        // storage; `String.UTF16View` iteration costs tens of instructions per unit.
+        // One ASCII character, the usual keystroke: its one UTF-8 byte is its one unit.
+        let utf8 = string.utf8
+        if utf8.count == 1, let byte = utf8.first, byte < 0x80 {
+            text.append(UInt16(byte))
+            return 1
+        }
+        // Other ASCII widens byte by byte from the string's own UTF-8 storage;
+        // `String.UTF16View` iteration costs tens of instructions per unit.
         let ascii = string.utf8.withContiguousStorageIfAvailable { bytes -> Int in
             for byte in bytes where byte >= 0x80 { return -1 }
             for byte in bytes { text.append(UInt16(byte)) }

@@ -161,8 +161,9 @@ extension Store {
     /// redundant by the deletion (Yjs `deleteText` + `cleanupFormattingGap`).
     mutating func deleteText(type t: Int32, _ pos: inout TextPosition, length: Int, _ tr: inout TransactionState) {
         var remaining = length
-        let startAttributes = pos.attributes
         let start = pos.right
+        // Only formatted text needs the attributes at the start (copying them retains).
+        let startAttributes = types[Int(t)].hasFormatting ? pos.attributes : OrderedObject()
         while remaining > 0, pos.right != noItem {
             let item = items[Int(pos.right)]
             if !item.deleted, item.isCountable {
