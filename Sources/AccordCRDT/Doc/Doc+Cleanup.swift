@@ -12,8 +12,7 @@ extension Doc {
         for c in 0..<store.clientState.count {
             let before = tr.before(ClientIndex(c))
             guard store.clientState[c] != before else { continue }
-            let structs = store.clientStructs[c]
-            let firstChange = max(store.findIndex(client: ClientIndex(c), clock: before) ?? structs.count, 1)
+            let firstChange = max(store.findIndexNearLast(client: ClientIndex(c), clock: before) ?? store.clientStructs[c].count, 1)
             var i = store.clientStructs[c].count - 1
             while i >= firstChange {
                 i -= 1 + store.tryMergeWithLefts(client: c, pos: i)
@@ -22,7 +21,7 @@ extension Doc {
         for ref in tr.mergeStructs.reversed() {
             let item = store.items[Int(ref)]
             // A struct merged away earlier in this loop no longer sits at its clock.
-            guard let pos = store.findIndex(client: item.client, clock: item.clock),
+            guard let pos = store.findIndexNearLast(client: item.client, clock: item.clock),
                   store.clientStructs[Int(item.client)][pos] == ref else { continue }
             if pos + 1 < store.clientStructs[Int(item.client)].count,
                store.tryMergeWithLefts(client: Int(item.client), pos: pos + 1) > 1 { continue }
@@ -43,7 +42,7 @@ extension Doc {
     private func mergeDeleted(_ ds: LocalDeleteSet) {
         for range in ds.ranges.reversed() {
             let ci = Int(range.client)
-            guard let lastPos = store.findIndex(client: range.client, clock: range.end - 1) else { continue }
+            guard let lastPos = store.findIndexNearLast(client: range.client, clock: range.end - 1) else { continue }
             var si = min(store.clientStructs[ci].count - 1, lastPos + 1)
             while si > 0, store.items[Int(store.clientStructs[ci][si])].clock >= range.clock {
                 si -= 1 + store.tryMergeWithLefts(client: ci, pos: si)

@@ -14,11 +14,14 @@ struct TransactionState {
     var deletes = LocalDeleteSet()
     /// Types changed in this transaction with the key changed (-1 = the list part);
     /// may hold duplicates.
-    var changed: [ChangedType] = []
+    var changed = ReusableList<ChangedType>()
     /// Items whose right neighbour may now be mergeable into them.
-    var mergeStructs: [ItemRef] = []
+    var mergeStructs = ReusableList<ItemRef>()
     /// Set when a remote transaction touched a text that has formatting.
     var needFormattingCleanup = false
+    /// Set when local text was appended to an existing item rather than made an item of
+    /// its own (``Store/extendOwnLastItem(_:by:type:_:)``).
+    var extendedOwnItem = false
 
     struct ChangedType: Hashable {
         var type: Int32
@@ -29,17 +32,18 @@ struct TransactionState {
     mutating func reset(origin: Origin?, local: Bool, clientState: [UInt32]) {
         self.origin = origin
         self.local = local
-        // Element-wise copies and guarded clears: the generic removeAll/append paths
-        // cost more than a keystroke's whole integration.
+        // Element-wise copies and count-only clears (ReusableList): the generic
+        // removeAll/append paths cost more than a keystroke's whole integration.
         if beforeState.count == clientState.count {
             for i in clientState.indices { beforeState[i] = clientState[i] }
         } else {
             beforeState = clientState
         }
-        if !deletes.ranges.isEmpty { deletes.ranges.removeAll(keepingCapacity: true) }
-        if !changed.isEmpty { changed.removeAll(keepingCapacity: true) }
-        if !mergeStructs.isEmpty { mergeStructs.removeAll(keepingCapacity: true) }
+        deletes.ranges.removeAll()
+        changed.removeAll()
+        mergeStructs.removeAll()
         needFormattingCleanup = false
+        extendedOwnItem = false
     }
 
     func before(_ client: ClientIndex) -> UInt32 {
@@ -68,7 +72,7 @@ struct LocalDeleteSet {
         var end: UInt32 { clock + length }
     }
 
-    var ranges: [Range] = []
+    var ranges = ReusableList<Range>()
     var isEmpty: Bool { ranges.isEmpty }
 
     mutating func add(client: ClientIndex, clock: UInt32, length: UInt32) {
@@ -96,7 +100,7 @@ struct LocalDeleteSet {
                 ranges[out] = r
             }
         }
-        ranges.removeSubrange((out + 1)...)
+        ranges.truncate(to: out + 1)
     }
 
     func contains(client: ClientIndex, clock: UInt32) -> Bool {

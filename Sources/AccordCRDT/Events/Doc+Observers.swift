@@ -9,6 +9,12 @@ extension Doc {
             }
         }
         guard !typeObservers.isEmpty || !deepObservers.isEmpty else { return }
+        if tr.extendedOwnItem {
+            // Events tell new content from old by clock: give back the item boundary at the
+            // transaction's start that appending to an existing item skipped. The clean-up
+            // after the observers joins the two again.
+            _ = store.findCleanStart(client: tr.ownClient, clock: tr.before(tr.ownClient))
+        }
         let observed = Set(typeObservers.filter { !$0.value.isEmpty }.keys)
         let deepObserved = Set(deepObservers.filter { !$0.value.isEmpty }.keys)
         guard !observed.isEmpty || !deepObserved.isEmpty else { return }

@@ -5,7 +5,7 @@ extension Store {
     mutating func collectGarbage(_ ds: LocalDeleteSet) {
         for range in ds.ranges.reversed() {
             let c = Int(range.client)
-            guard var pos = findIndex(client: range.client, clock: range.clock) else { continue }
+            guard var pos = findIndexNearLast(client: range.client, clock: range.clock) else { continue }
             while pos < clientStructs[c].count {
                 let ref = clientStructs[c][pos]
                 let item = items[Int(ref)]
@@ -18,6 +18,12 @@ extension Store {
 
     /// Iterative version of Yjs's `Item.gc`, so nesting depth cannot overflow the stack.
     private mutating func collect(_ root: ItemRef, parentCollected: Bool) {
+        // Text and values, nearly everything collected, contain nothing: no work list (an
+        // array allocated and freed per collected item).
+        guard items[Int(root)].kind == .type else {
+            dropContent(root, replaceWithGC: parentCollected)
+            return
+        }
         var work: [(ItemRef, Bool)] = [(root, parentCollected)]
         while let (ref, replaceWithGC) = work.popLast() {
             let item = items[Int(ref)]
@@ -40,15 +46,23 @@ extension Store {
                 types[t].map = [:]
                 types[t].clearMarker()
             }
-            if replaceWithGC {
-                // The struct keeps its place in the client list but leaves its parent.
-                items[Int(ref)] = Item(client: item.client, clock: item.clock, length: item.length,
-                                       kind: .gc, deleted: true)
-            } else {
-                items[Int(ref)].kind = .deleted
-                items[Int(ref)].a = 0
-                items[Int(ref)].b = 0
-            }
+            dropContent(ref, replaceWithGC: replaceWithGC)
+        }
+    }
+
+    /// Replaces a deleted item's content with a Deleted marker, or the whole item with a
+    /// GC struct when its parent is collected too.
+    private mutating func dropContent(_ ref: ItemRef, replaceWithGC: Bool) {
+        let item = items[Int(ref)]
+        guard item.deleted, item.kind != .gc else { return }
+        if replaceWithGC {
+            // The struct keeps its place in the client list but leaves its parent.
+            items[Int(ref)] = Item(client: item.client, clock: item.clock, length: item.length,
+                                   kind: .gc, deleted: true)
+        } else {
+            items[Int(ref)].kind = .deleted
+            items[Int(ref)].a = 0
+            items[Int(ref)].b = 0
         }
     }
 }

@@ -119,29 +119,40 @@ extension Store {
     /// Marks an item deleted (and, for a shared type, everything inside it).
     /// Iterative, so hostile nesting depth cannot overflow the stack.
     mutating func deleteItem(_ ref: ItemRef, _ tr: inout TransactionState) {
+        // Text and values, nearly every delete, contain nothing: no work list (an array
+        // allocated and freed per deleted item).
+        guard items[Int(ref)].kind == .type else {
+            markDeleted(ref, &tr)
+            return
+        }
         var work: [ItemRef] = [ref]
         while let next = work.popLast() {
-            let i = Int(next)
-            let item = items[i]
-            if item.deleted {
-                if item.clock < tr.before(item.client) { tr.mergeStructs.append(next) }
-                continue
+            guard markDeleted(next, &tr), items[Int(next)].kind == .type else { continue }
+            let t = Int(items[Int(next)].a)
+            var child = types[t].start
+            while child != noItem {
+                work.append(child)
+                child = items[Int(child)].right
             }
-            if item.parentSub < 0, item.isCountable, item.parent >= 0 {
-                types[Int(item.parent)].length -= Int(item.length)
-            }
-            items[i].deleted = true
-            tr.deletes.add(client: item.client, clock: item.clock, length: item.length)
-            if item.parent >= 0 { addChangedType(item.parent, key: item.parentSub, &tr) }
-            if item.kind == .type {
-                let t = Int(item.a)
-                var child = types[t].start
-                while child != noItem {
-                    work.append(child)
-                    child = items[Int(child)].right
-                }
-                for (_, valueItem) in types[t].map { work.append(valueItem) }
-            }
+            for (_, valueItem) in types[t].map { work.append(valueItem) }
         }
+    }
+
+    /// Marks one item deleted, not what it contains; false when it already was.
+    @discardableResult
+    private mutating func markDeleted(_ ref: ItemRef, _ tr: inout TransactionState) -> Bool {
+        let i = Int(ref)
+        let item = items[i]
+        if item.deleted {
+            if item.clock < tr.before(item.client) { tr.mergeStructs.append(ref) }
+            return false
+        }
+        if item.parentSub < 0, item.isCountable, item.parent >= 0 {
+            types[Int(item.parent)].length -= Int(item.length)
+        }
+        items[i].deleted = true
+        tr.deletes.add(client: item.client, clock: item.clock, length: item.length)
+        if item.parent >= 0 { addChangedType(item.parent, key: item.parentSub, &tr) }
+        return true
     }
 }

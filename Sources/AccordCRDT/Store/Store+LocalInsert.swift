@@ -45,10 +45,65 @@ extension Store {
         return ref
     }
 
+    /// Inserts local text between `left` and `right` of list type `t`: appended to `left`
+    /// when the clean-up would merge it there anyway (Store+ExtendLocal.swift), else as a
+    /// new item. Returns the item that now ends with the text.
+    @discardableResult
+    mutating func insertLocalText(units: [UInt16], type t: Int32, left: ItemRef, right: ItemRef,
+                                  _ tr: inout TransactionState) -> ItemRef {
+        let extend = canExtendOwnLastItem(type: t, left: left, right: right, ownClient: tr.ownClient)
+        let offset = UInt32(text.count)
+        text.append(contentsOf: units)
+        return placeLocalText(at: offset, count: units.count, extend: extend, type: t, left: left, right: right, &tr)
+    }
+
+    /// Gives the `count` units just appended to ``text`` at `offset` to `left` (`extend`:
+    /// what ``canExtendOwnLastItem(type:left:right:ownClient:)`` said before they were appended)
+    /// or to a new item. Returns the item that now ends with the text.
+    @discardableResult
+    mutating func placeLocalText(at offset: UInt32, count: Int, extend: Bool, type t: Int32,
+                                 left: ItemRef, right: ItemRef, _ tr: inout TransactionState) -> ItemRef {
+        if extend {
+            extendOwnLastItem(left, by: count, type: t, &tr)
+            return left
+        }
+        let origin = left == noItem ? nil : StoreID(client: items[Int(left)].client, clock: items[Int(left)].lastClock)
+        let rightOrigin = right == noItem ? nil : StoreID(client: items[Int(right)].client, clock: items[Int(right)].clock)
+        return integrateNewItem(kind: .string, a: offset, b: 0, length: UInt32(count),
+                                client: tr.ownClient, clock: clientState[Int(tr.ownClient)],
+                                origin: origin, rightOrigin: rightOrigin, left: left, right: right,
+                                parent: t, parentSub: -1, &tr)
+    }
+
+    /// Appends `string`'s UTF-16 units to ``text``; returns how many.
+    mutating func appendUTF16(of string: String) -> Int {
+        // One ASCII character, the usual keystroke: its one UTF-8 byte is its one unit.
+        let utf8 = string.utf8
+        if utf8.count == 1, let byte = utf8.first, byte < 0x80 {
+            text.append(UInt16(byte))
+            return 1
+        }
+        // Other ASCII widens byte by byte from the string's own UTF-8 storage;
+        // `String.UTF16View` iteration costs tens of instructions per unit.
+        let ascii = string.utf8.withContiguousStorageIfAvailable { bytes -> Int in
+            for byte in bytes where byte >= 0x80 { return -1 }
+            for byte in bytes { text.append(UInt16(byte)) }
+            return bytes.count
+        }
+        if let ascii, ascii >= 0 { return ascii }
+        let start = text.count
+        text.append(contentsOf: string.utf16)
+        return text.count - start
+    }
+
     /// Integrates a new local item holding `content` between `left` and `right`.
+    /// Text in a list goes through ``insertLocalText(units:type:left:right:_:)``.
     @discardableResult
     mutating func insertLocalItem(_ content: StructContent, type t: Int32, left: ItemRef, right: ItemRef,
                                   parentSub: Int32 = -1, _ tr: inout TransactionState) -> ItemRef {
+        if parentSub < 0, case .string(let units) = content {
+            return insertLocalText(units: units, type: t, left: left, right: right, &tr)
+        }
         let origin = left == noItem ? nil : StoreID(client: items[Int(left)].client, clock: items[Int(left)].lastClock)
         let rightOrigin = right == noItem ? nil : StoreID(client: items[Int(right)].client, clock: items[Int(right)].clock)
         return integrateNewItem(content, client: tr.ownClient, clock: clientState[Int(tr.ownClient)],

@@ -4,12 +4,13 @@ extension Store {
     /// The item containing visible unit `index` and the visible length before it, or
     /// `(noItem, length)` when `index` is the type's length.
     mutating func seek(type t: Int32, index: Int) -> (ref: ItemRef, before: Int) {
-        let type = types[Int(t)]
-        var ref = type.start
+        // Field by field: copying the TypeRecord would retain and release its map and names.
+        var ref = types[Int(t)].start
         var before = 0
-        if type.markerItem != noItem, abs(type.markerIndex - index) < index {
-            ref = type.markerItem
-            before = type.markerIndex
+        let marker = types[Int(t)].markerItem, markerIndex = types[Int(t)].markerIndex
+        if marker != noItem, abs(markerIndex - index) < index {
+            ref = marker
+            before = markerIndex
             while before > index, items[Int(ref)].left != noItem {
                 ref = items[Int(ref)].left
                 before -= items[Int(ref)].visibleLength

@@ -23,8 +23,14 @@ struct Store {
     var clientStructs: [StructList] = []
     /// Per client (by index), the next expected clock.
     var clientState: [UInt32] = []
+    /// Whether local typing may append to an existing item (Store+ExtendLocal.swift).
+    /// Always true but in the tests that compare against the plain path.
+    var extendsOwnItems = true
 
     // MARK: Interning
+
+    /// Where ``findIndexNearLast(client:clock:)`` last found a struct.
+    var lastFound: (client: ClientIndex, pos: Int) = (noClient, 0)
 
     /// The last client interned: updates name the same client struct after struct.
     var lastInterned: (id: ClientID, index: ClientIndex) = (.max, noClient)
@@ -120,6 +126,32 @@ struct Store {
         return nil
     }
 
+    /// ``findIndex(client:clock:)``, trying first the position the previous such lookup
+    /// found and its neighbours. A transaction's lookups cluster (a delete looks up the
+    /// same struct to split it, collect it and merge it), and a binary search over a long
+    /// client list costs a few hundred instructions. The hint may be stale after inserts
+    /// and removals in the list; it is only used when the struct there holds `clock`,
+    /// which one struct only does (a client's list is clock-ordered and gap-free).
+    mutating func findIndexNearLast(client: ClientIndex, clock: UInt32) -> Int? {
+        let c = Int(client)
+        if lastFound.client == client {
+            var pos = max(lastFound.pos - 1, 0)
+            let end = min(lastFound.pos + 2, clientStructs[c].count)
+            while pos < end {
+                let it = items[Int(clientStructs[c][pos])]
+                if clock < it.clock { break }
+                if clock < it.clock + it.length {
+                    lastFound.pos = pos
+                    return pos
+                }
+                pos += 1
+            }
+        }
+        let found = findIndex(client: client, clock: clock)
+        if let found { lastFound = (client, found) }
+        return found
+    }
+
     func find(client: ClientIndex, clock: UInt32) -> ItemRef? {
         guard let i = findIndex(client: client, clock: clock) else { return nil }
         return clientStructs[Int(client)][i]
@@ -127,7 +159,7 @@ struct Store {
 
     /// The item containing `clock`, split so that it starts there.
     mutating func findCleanStart(client: ClientIndex, clock: UInt32) -> ItemRef? {
-        guard let pos = findIndex(client: client, clock: clock) else { return nil }
+        guard let pos = findIndexNearLast(client: client, clock: clock) else { return nil }
         let ref = clientStructs[Int(client)][pos]
         let item = items[Int(ref)]
         if item.clock < clock, item.kind != .gc {
@@ -138,7 +170,7 @@ struct Store {
 
     /// The item containing `clock`, split so that it ends there.
     mutating func findCleanEnd(client: ClientIndex, clock: UInt32) -> ItemRef? {
-        guard let pos = findIndex(client: client, clock: clock) else { return nil }
+        guard let pos = findIndexNearLast(client: client, clock: clock) else { return nil }
         let ref = clientStructs[Int(client)][pos]
         let item = items[Int(ref)]
         if clock != item.lastClock, item.kind != .gc {
@@ -183,7 +215,7 @@ struct Store {
             types[Int(right.parent)].map[right.parentSub] = rightRef
         }
         let c = Int(left.client)
-        guard let pos = position ?? findIndex(client: left.client, clock: left.clock) else {
+        guard let pos = position ?? findIndexNearLast(client: left.client, clock: left.clock) else {
             preconditionFailure("an item is always in its client's struct list")
         }
         clientStructs[c].insert(rightRef, at: pos + 1)

@@ -31,9 +31,38 @@ extension Store {
         minimizeAttributeChanges(&pos, attributes)
         var negated = insertAttributes(type: t, &pos, attributes, &tr)
         let ref = insertLocalItem(content, type: t, left: pos.left, right: pos.right, &tr)
-        pos.right = ref
-        forward(&pos)
+        stepOverInserted(ref, count: content.length, &pos)
         insertNegatedAttributes(type: t, &pos, &negated, &tr)
+    }
+
+    /// Moves `pos` past content just inserted at it, which ends item `ref`. Not
+    /// ``forward(_:)``: text may have been appended to an existing item
+    /// (Store+ExtendLocal.swift), so only `count` units are new.
+    func stepOverInserted(_ ref: ItemRef, count: Int, _ pos: inout TextPosition) {
+        pos.left = ref
+        pos.right = items[Int(ref)].right
+        pos.index += count
+    }
+
+    /// Inserts plain `text` at visible `index` of a text that has no formatting at all,
+    /// with no attributes given: ``insertText(type:_:_:attributes:_:)`` reduced to what
+    /// it does then, without building attribute sets or an intermediate array.
+    mutating func insertPlainText(type t: Int32, at index: Int, _ string: String, _ tr: inout TransactionState) {
+        // No Format item was ever integrated into the type, so the attributes in effect
+        // are empty everywhere and no Format item is there to skip or to negate.
+        precondition(!types[Int(t)].hasFormatting, "plain insert into formatted text")
+        var left = itemEnding(at: index, type: t)
+        var right = left == noItem ? types[Int(t)].start : items[Int(left)].right
+        // minimizeAttributeChanges: skip the deleted items after the cursor, as Yjs does.
+        while right != noItem, items[Int(right)].deleted {
+            left = right
+            right = items[Int(right)].right
+        }
+        let extend = canExtendOwnLastItem(type: t, left: left, right: right, ownClient: tr.ownClient)
+        let offset = UInt32(text.count)
+        let count = appendUTF16(of: string)
+        placeLocalText(at: offset, count: count, extend: extend, type: t, left: left, right: right, &tr)
+        markerInserted(type: t, at: index, count: count)
     }
 
     /// Moves right over deleted items and Format items that already say what we want.
@@ -122,9 +151,8 @@ extension Store {
         if remaining > 0 {
             // Quill expects a trailing newline: formatting past the end appends newlines.
             let newlines = [UInt16](repeating: 0x0A, count: remaining)
-            let ref = insertLocalItem(.string(newlines), type: t, left: pos.left, right: pos.right, &tr)
-            pos.right = ref
-            forward(&pos)
+            let ref = insertLocalText(units: newlines, type: t, left: pos.left, right: pos.right, &tr)
+            stepOverInserted(ref, count: remaining, &pos)
         }
         insertNegatedAttributes(type: t, &pos, &negated, &tr)
     }
@@ -133,8 +161,9 @@ extension Store {
     /// redundant by the deletion (Yjs `deleteText` + `cleanupFormattingGap`).
     mutating func deleteText(type t: Int32, _ pos: inout TextPosition, length: Int, _ tr: inout TransactionState) {
         var remaining = length
-        let startAttributes = pos.attributes
         let start = pos.right
+        // Only formatted text needs the attributes at the start (copying them retains).
+        let startAttributes = types[Int(t)].hasFormatting ? pos.attributes : OrderedObject()
         while remaining > 0, pos.right != noItem {
             let item = items[Int(pos.right)]
             if !item.deleted, item.isCountable {

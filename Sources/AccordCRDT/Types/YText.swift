@@ -68,6 +68,12 @@ public struct YText {
     /// - Throws: ``ErrorCode/indexOutOfBounds``, ``ErrorCode/invalidType``.
     public func insert(_ index: Int, _ text: String, attributes: OrderedObject? = nil) throws(AccordError) {
         guard !text.isEmpty else { return }
+        if attributes == nil, !doc.store.types[Int(type)].hasFormatting {
+            // The common case, typing into unformatted text, has a lean path of its own.
+            try checkRange(index, 0)
+            try doc.withTransaction { tr in doc.store.insertPlainText(type: type, at: index, text, &tr) }
+            return
+        }
         try insertContent(index, .string(Array(text.utf16)), attributes: attributes)
     }
 

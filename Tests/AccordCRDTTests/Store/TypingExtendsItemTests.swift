@@ -1,0 +1,100 @@
+@testable import AccordCRDT
+import AccordTesting
+import Testing
+
+/// Local typing appends to this replica's newest text item instead of creating an item
+/// that the end of the transaction would merge back (Store+ExtendLocal.swift). It must
+/// be invisible: the same edits on a document that always creates the item give the
+/// same update per transaction, the same full state and the same events.
+@Suite struct TypingExtendsItemTests {
+    @Test(arguments: 0..<32 as Range<UInt64>)
+    func extendingIsInvisible(seed: UInt64) throws {
+        let fast = try Recorder(extending: true)
+        let plain = try Recorder(extending: false)
+        var rng = SplitMix64(seed: seed)
+        for step in 0..<150 {
+            // The same random transaction on both (each draws from its own copy).
+            let start = rng
+            for recorder in [fast, plain] {
+                rng = start
+                try recorder.edit(&rng, observing: step % 3 == 0)
+            }
+            let at = "seed \(seed), step \(step)"
+            #expect(fast.updates == plain.updates, "\(at): transaction update")
+            #expect(fast.deltas == plain.deltas, "\(at): events")
+            #expect(fast.doc.encodeStateAsUpdate() == plain.doc.encodeStateAsUpdate(), "\(at): full state")
+            guard fast.updates == plain.updates, fast.deltas == plain.deltas else { return }
+        }
+    }
+
+    /// One document and what it reported.
+    final class Recorder {
+        let doc = Doc(clientID: 7)
+        let text: YText
+        var updates: [[UInt8]] = []
+        var deltas: [[AnyValue]] = []
+        var subscriptions: [Subscription] = []
+
+        init(extending: Bool) throws {
+            text = try doc.getText("t")
+            doc.store.extendsOwnItems = extending
+            subscriptions.append(doc.onUpdate { [unowned self] bytes, _ in updates.append(bytes) })
+        }
+
+        /// Mostly typing at a cursor, sometimes a jump, a backspace or formatting (which
+        /// takes the formatted path), in one transaction. With `observing`, an observer
+        /// joins halfway through it.
+        func edit(_ rng: inout SplitMix64, observing: Bool) throws {
+            try doc.transact {
+                var cursor = Int.random(in: 0...text.length, using: &rng)
+                let count = Int.random(in: 1...5, using: &rng)
+                for i in 0..<count {
+                    if observing, i == count / 2 {
+                        subscriptions.append(text.observe { [unowned self] in deltas.append($0.delta.map(\.json)) })
+                    }
+                    switch Int.random(in: 0..<10, using: &rng) {
+                    case 0..<6:
+                        let s = ["a", "bc", "é", "😀", "xyz"].randomElement(using: &rng)!
+                        try text.insert(cursor, s)
+                        cursor += s.utf16.count
+                    case 6:
+                        cursor = Int.random(in: 0...text.length, using: &rng)
+                    case 7, 8:
+                        guard cursor > 0 else { continue }
+                        let n = min(cursor, Int.random(in: 1...3, using: &rng))
+                        try text.delete(cursor - n, n)
+                        cursor -= n
+                    default:
+                        guard text.length > 0, Int.random(in: 0..<3, using: &rng) == 0 else { continue }
+                        let at = Int.random(in: 0..<text.length, using: &rng)
+                        try text.format(at, 1, ["bold": .bool(Bool.random(using: &rng))])
+                    }
+                }
+            }
+            for s in subscriptions.dropFirst() { s.cancel() }
+            subscriptions.removeSubrange(1...)
+        }
+    }
+
+    @Test func typingEventsNameOnlyTheNewText() throws {
+        let doc = Doc(clientID: 1)
+        let text = try doc.getText("t")
+        try text.insert(0, "hello")
+        var deltas: [[AnyValue]] = []
+        let subscription = text.observe { deltas.append($0.delta.map(\.json)) }
+        try text.insert(5, " world")
+        #expect(deltas.last == [.object(["retain": 5]), .object(["insert": " world"])])
+
+        // An observer subscribed after the typing of its transaction began still sees
+        // the typed text as new.
+        subscription.cancel()
+        deltas = []
+        try doc.transact {
+            try text.insert(11, "!")
+            _ = text.observe { deltas.append($0.delta.map(\.json)) }
+            try text.insert(12, "?")
+        }
+        #expect(deltas == [[.object(["retain": 11]), .object(["insert": "!?"])]])
+        #expect(text.string == "hello world!?")
+    }
+}
