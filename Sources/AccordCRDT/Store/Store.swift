@@ -134,9 +134,14 @@ struct Store {
     /// which one struct only does (a client's list is clock-ordered and gap-free).
     mutating func findIndexNearLast(client: ClientIndex, clock: UInt32) -> Int? {
         let c = Int(client)
+        // The newest struct first, as findIndex does: updates and typing mostly refer to it.
+        let count = clientStructs[c].count
+        guard count > 0 else { return nil }
+        let last = items[Int(clientStructs[c][count - 1])]
+        if clock >= last.clock { return clock < last.clock + last.length ? count - 1 : nil }
         if lastFound.client == client {
             var pos = max(lastFound.pos - 1, 0)
-            let end = min(lastFound.pos + 2, clientStructs[c].count)
+            let end = min(lastFound.pos + 2, count)
             while pos < end {
                 let it = items[Int(clientStructs[c][pos])]
                 if clock < it.clock { break }
