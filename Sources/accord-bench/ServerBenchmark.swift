@@ -40,21 +40,7 @@ struct ServerBenchmark: Sendable {
     /// Runs every case on every target, printing records as they come. Returns the exit
     /// status: 1 if any run failed (the others still ran and printed).
     func run() -> Int32 {
-        #if DEBUG
-        TraceBenchmark.log("warning: debug build; measure with 'swift build -c release --product accord-bench'")
-        #endif
-        let limit = FileLimit.raiseToHard()
-        TraceBenchmark.log("open-file limit \(limit) (client pool and servers)")
-        let box = StatusBox()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            box.status = await runCases()
-            done.signal()
-        }
-        // The main thread only waits: the cases run on the concurrency pool, the client
-        // pool on its own service thread.
-        done.wait()
-        return box.status
+        AsyncCases.run { await runCases() }
     }
 
     private func runCases() async -> Int32 {
@@ -122,10 +108,4 @@ struct ServerBenchmark: Sendable {
         }
         return bench
     }
-}
-
-/// The exit status, handed from the task that runs the cases to the waiting main thread
-/// (the semaphore orders the write before the read).
-private final class StatusBox: @unchecked Sendable {
-    var status: Int32 = 1
 }

@@ -27,21 +27,7 @@ struct ClientBenchmark: Sendable {
     /// Runs every case, printing records as they come. Returns the exit status: 1 if any
     /// case failed (the others still ran).
     func run() -> Int32 {
-        #if DEBUG
-        TraceBenchmark.log("warning: debug build; measure with 'swift build -c release --product accord-bench'")
-        #endif
-        let limit = FileLimit.raiseToHard()
-        TraceBenchmark.log("open-file limit \(limit)")
-        let box = ClientStatusBox()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            box.status = await runCases()
-            done.signal()
-        }
-        // The main thread only waits: the cases run on the concurrency pool, each client
-        // on its own queue and socket thread, the server in its own process.
-        done.wait()
-        return box.status
+        AsyncCases.run { await runCases() }
     }
 
     private func runCases() async -> Int32 {
@@ -100,10 +86,4 @@ protocol ClientCase: Sendable {
     var name: String { get }
     /// Runs the case; client stores go in `storeDirectory` (empty, on the scratch disk).
     func run(on server: RunningServer, storeDirectory: String) async throws -> BenchRecord
-}
-
-/// The exit status, handed from the task that runs the cases to the waiting main thread
-/// (the semaphore orders the write before the read).
-private final class ClientStatusBox: @unchecked Sendable {
-    var status: Int32 = 1
 }
