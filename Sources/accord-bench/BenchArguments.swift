@@ -21,6 +21,17 @@ struct BenchArguments {
         return words[index]
     }
 
+    /// The comma-separated names following `option` (`--only a,b`), each one of `known`;
+    /// `kind` names them in the error (`"case"`, `"measurement"`).
+    mutating func names(_ option: String, from known: [String], kind: String) throws(BenchFailure) -> Set<String> {
+        let names = Set(try value(option).split(separator: ",").map(String.init))
+        let unknown = names.subtracting(known)
+        guard unknown.isEmpty else {
+            throw BenchFailure.usage("unknown \(kind)(s) \(unknown.sorted().joined(separator: ", "))")
+        }
+        return names
+    }
+
     /// A whole number of at least 1 following `option`.
     mutating func count(_ option: String) throws(BenchFailure) -> Int {
         let text = try value(option)

@@ -117,11 +117,7 @@ enum BenchCommand {
             case "--samples": bench.samples = try words.count(arg)
             case "--dir": bench.directory = try words.value(arg)
             case "--blob-mb": bench.blobMegabytes = try words.count(arg)
-            case "--only":
-                let names = Set(try words.value(arg).split(separator: ",").map(String.init))
-                let unknown = names.subtracting(StoreBenchmark.names)
-                guard unknown.isEmpty else { throw BenchFailure.usage("unknown measurement(s) \(unknown.sorted().joined(separator: ", "))") }
-                bench.only = names
+            case "--only": bench.only = try words.names(arg, from: StoreBenchmark.names, kind: "measurement")
             default:
                 guard !arg.hasPrefix("-"), path == nil else { throw BenchFailure.usage("unexpected argument '\(arg)'") }
                 path = arg
@@ -142,13 +138,7 @@ enum BenchCommand {
             case "--fast-samples": bench.fastSamples = try words.count(arg)
             case "--resident-samples": bench.residentSamples = try words.count(arg)
             case "--write-update": bench.writeUpdate = try words.value(arg)
-            case "--only":
-                let names = Set(try words.value(arg).split(separator: ",").map(String.init))
-                let unknown = names.subtracting(TraceBenchmark.names)
-                guard unknown.isEmpty else {
-                    throw BenchFailure.usage("unknown measurement(s) \(unknown.sorted().joined(separator: ", "))")
-                }
-                bench.only = names
+            case "--only": bench.only = try words.names(arg, from: TraceBenchmark.names, kind: "measurement")
             default:
                 guard !arg.hasPrefix("-") else { throw BenchFailure.usage("unknown option '\(arg)'") }
                 guard path == nil else { throw BenchFailure.usage("trace takes one trace file") }

@@ -90,13 +90,7 @@ struct ServerBenchmark: Sendable {
                 default: throw BenchFailure.usage("--target is accord, pycrdt or both, not '\(target)'")
                 }
             case "--quick": bench.quick = true
-            case "--only":
-                let names = Set(try words.value(arg).split(separator: ",").map(String.init))
-                let unknown = names.subtracting(names.intersection(Self.names))
-                guard unknown.isEmpty else {
-                    throw BenchFailure.usage("unknown case(s) \(unknown.sorted().joined(separator: ", "))")
-                }
-                bench.only = names
+            case "--only": bench.only = try words.names(arg, from: Self.names, kind: "case")
             case "--accord": bench.accordBinary = try words.value(arg)
             case "--python": bench.python = try words.value(arg)
             case "--pycrdt-server": bench.pycrdtScript = try words.value(arg)

@@ -67,13 +67,7 @@ struct ClientBenchmark: Sendable {
             case "--quick": bench.quick = true
             case "--accord": bench.accordBinary = try words.value(arg)
             case "--trace": bench.tracePath = try words.value(arg)
-            case "--only":
-                let names = Set(try words.value(arg).split(separator: ",").map(String.init))
-                let unknown = names.subtracting(Self.names)
-                guard unknown.isEmpty else {
-                    throw BenchFailure.usage("unknown case(s) \(unknown.sorted().joined(separator: ", "))")
-                }
-                bench.only = names
+            case "--only": bench.only = try words.names(arg, from: Self.names, kind: "case")
             default: throw BenchFailure.usage("unknown option '\(arg)'")
             }
         }
