@@ -41,14 +41,7 @@ public struct AccordDocument: Sendable, Hashable {
 
     /// The document's events only, of one type (those that name a document).
     public func stream<Event: DocumentEvent>(for type: Event.Type) -> AsyncStream<Event> {
-        let all = client.stream(for: type)
         let id = id
-        return AsyncStream { continuation in
-            let forward = Task {
-                for await event in all where event.documentID == id { continuation.yield(event) }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in forward.cancel() }
-        }
+        return client.stream(for: type) { $0.documentID == id }
     }
 }

@@ -188,6 +188,13 @@ extension AccordClient {
 
     // MARK: Sending
 
+    /// Takes the connection out of the document's room on the server: it stops relaying
+    /// the document here, and the next frame about it joins again (role looked up afresh).
+    func sendLeave(_ id: DocumentID) {
+        // A valid DocumentID is all encoding checks, so this cannot fail.
+        if let leave = try? AccordMessage.leave(documentID: id.rawValue).frame() { send(leave, for: id) }
+    }
+
     /// Sends one frame under a document, if the connection is ready.
     func send(_ frame: ProtocolFrame, for id: DocumentID) {
         guard let current = connection, current.hello != nil else { return }

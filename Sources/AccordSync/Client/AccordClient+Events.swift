@@ -4,15 +4,18 @@ extension AccordClient {
     /// Every event from now on, for as long as the loop reading it runs.
     public nonisolated var events: AsyncStream<ClientEvent> { bus.subscribe() }
 
-    /// The events of one type from now on, as an `AsyncStream` that lives as long as the
-    /// loop reading it (ending the loop or cancelling its task unsubscribes). Finishes
-    /// when the client stops. `stream(for: ClientEvent.self)` gives every event.
-    public nonisolated func stream<Event: AccordEvent>(for type: Event.Type) -> AsyncStream<Event> {
+    /// The events of one type from now on (those satisfying `predicate`), as an
+    /// `AsyncStream` that lives as long as the loop reading it (ending the loop or
+    /// cancelling its task unsubscribes). Finishes when the client stops.
+    /// `stream(for: ClientEvent.self)` gives every event.
+    public nonisolated func stream<Event: AccordEvent>(
+        for type: Event.Type, where predicate: @escaping @Sendable (Event) -> Bool = { _ in true }
+    ) -> AsyncStream<Event> {
         let all = bus.subscribe()
         return AsyncStream { continuation in
             let forward = Task {
                 for await event in all {
-                    if let match = event as? Event ?? event.typed as? Event { continuation.yield(match) }
+                    if let match = event as? Event ?? event.typed as? Event, predicate(match) { continuation.yield(match) }
                 }
                 continuation.finish()
             }
@@ -26,7 +29,7 @@ extension AccordClient {
     public nonisolated func expectEvent<Event: AccordEvent>(
         _ type: Event.Type, where predicate: @escaping @Sendable (Event) -> Bool = { _ in true }
     ) -> EventExpectation<Event> {
-        EventExpectation(stream: stream(for: type), predicate: predicate)
+        EventExpectation(stream: stream(for: type, where: predicate))
     }
 
     /// The first event of a type, emitted after the call subscribed, that satisfies

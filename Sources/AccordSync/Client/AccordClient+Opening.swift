@@ -136,9 +136,7 @@ extension AccordClient {
         presenceClosing(document)
         // Tell the server, so it stops sending this document on the shared connection.
         // A local-only document was never joined: not a byte about it leaves.
-        if !document.machine.localOnly, let leave = try? AccordMessage.leave(documentID: id.rawValue).frame() {
-            send(leave, for: id)
-        }
+        if !document.machine.localOnly { sendLeave(id) }
         do throws(AccordError) {
             try document.stored.close()
             // A local-only document's content exists nowhere else: never dropped by a close.
@@ -195,11 +193,9 @@ extension AccordClient {
 
     static func randomDocumentID() -> DocumentID {
         var generator = SystemRandomNumberGenerator()
-        let hex = Array("0123456789abcdef".utf8)
-        var text = ""
-        for _ in 0..<32 { text.unicodeScalars.append(Unicode.Scalar(hex[Int(generator.next() % 16)])) }
+        let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
         // 32 hex digits always form a valid id.
-        return DocumentID(rawValue: text)!
+        return DocumentID(rawValue: HexText.encode(bytes))!
     }
 
     static func offlineError(_ id: DocumentID?) -> AccordError {

@@ -55,7 +55,7 @@ extension AccordClient {
         if isOfflineNow { throw Self.offlineError(id) }
         // Leave and join again: the server decides the role at join time, so a rejoin
         // is what makes a permission granted meanwhile count.
-        if let leave = try? AccordMessage.leave(documentID: id.rawValue).frame() { send(leave, for: id) }
+        sendLeave(id)
         guard discardLocalChanges else {
             perform(document.machine.unpark(now: now), for: document)
             return []

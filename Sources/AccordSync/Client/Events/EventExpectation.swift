@@ -5,22 +5,21 @@ import AccordCRDT
 /// the action's event cannot slip by. (`async let e = client.nextEvent(...)` subscribes
 /// only when its child task starts, which may be after the action on the next line.)
 public struct EventExpectation<Event: AccordEvent>: Sendable {
+    /// Already filtered by the expectation's predicate.
     private let stream: AsyncStream<Event>
-    private let predicate: @Sendable (Event) -> Bool
 
-    init(stream: AsyncStream<Event>, predicate: @escaping @Sendable (Event) -> Bool) {
+    init(stream: AsyncStream<Event>) {
         self.stream = stream
-        self.predicate = predicate
     }
 
     /// The first matching event since the expectation was made. Await it once.
     /// - Throws: `UNAVAILABLE` after `timeout` or when the client stops first;
     ///   `CancellationError` when the calling task is cancelled.
     public func value(timeout: Duration = .seconds(10)) async throws -> Event {
-        let (stream, predicate) = (stream, predicate)
+        let stream = stream
         let found = try await withThrowingTaskGroup(of: Event?.self) { group in
             group.addTask {
-                for await event in stream where predicate(event) { return event }
+                for await event in stream { return event }
                 return nil
             }
             group.addTask {
