@@ -246,10 +246,7 @@ import AccordTesting
 
     @Test func aReadersEditsAreRejectedOnceAndItStillReceivesTheWritersChanges() async throws {
         let server = try ClientTestServer()
-        var access = DocumentAccess(owner: "alice")
-        access.members["bob"] = .reader
-        try server.documentDirectory.create(id, owner: "alice")
-        try server.documentDirectory.access.setAccess(access, for: id)
+        try server.share(id, with: "bob", as: .reader)
         let (storeA, storeB) = (memoryStore(), memoryStore())
         let writer = server.client("alice", store: storeA)
         let reader = server.client("bob", store: storeB)

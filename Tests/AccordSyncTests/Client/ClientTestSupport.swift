@@ -92,6 +92,15 @@ final class ClientTestServer: @unchecked Sendable {
         }
     }
 
+    /// Gives `member` `role` on `id`, owned by `owner`; creates the document first if the
+    /// server does not have it.
+    func share(_ id: DocumentID, owner: String = "alice", with member: String, as role: Role) throws {
+        if try !documents.contains(id) { try documentDirectory.create(id, owner: owner) }
+        var access = DocumentAccess(owner: owner)
+        access.members[member] = role
+        try documentDirectory.access.setAccess(access, for: id)
+    }
+
     /// WebSocket connections the running server has open.
     var connections: Int { server?.metrics.snapshot.connections ?? 0 }
 

@@ -12,10 +12,7 @@ import AccordTesting
 
     @Test func aReaderReconnectingAndResyncingADocumentWithDeletionsIsNotRefused() async throws {
         let server = try ClientTestServer()
-        var access = DocumentAccess(owner: "alice")
-        access.members["bob"] = .reader
-        try server.documentDirectory.create(id, owner: "alice")
-        try server.documentDirectory.access.setAccess(access, for: id)
+        try server.share(id, with: "bob", as: .reader)
         let writer = server.client("alice", store: memoryStore())
         let proxy = try FaultProxy(targetPort: server.port)
         let reader = AccordClient(

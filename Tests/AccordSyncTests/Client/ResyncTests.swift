@@ -10,10 +10,7 @@ import AccordServer
     /// "notes" owned by alice with "shared " in it; bob may only read it.
     private func serverWithReader() async throws -> ClientTestServer {
         let server = try ClientTestServer()
-        var access = DocumentAccess(owner: "alice")
-        access.members["bob"] = .reader
-        try server.documentDirectory.create("notes", owner: "alice")
-        try server.documentDirectory.access.setAccess(access, for: "notes")
+        try server.share("notes", with: "bob", as: .reader)
         let writer = server.client("alice", store: memoryStore())
         await writer.start()
         try await writer.open("notes")
@@ -67,9 +64,7 @@ import AccordServer
         let rejected = reader.expectEvent(WriteRejectedEvent.self)
         try await reader.insert("notes", "later ")
         _ = try await rejected.value()
-        var access = DocumentAccess(owner: "alice")
-        access.members["bob"] = .readWrite
-        try server.documentDirectory.access.setAccess(access, for: "notes")
+        try server.share("notes", with: "bob", as: .readWrite)
         #expect(try await reader.resync("notes", discardLocalChanges: false).isEmpty)
         try await eventually("the edit is accepted now") { try server.storedText("notes") == "later shared " }
         try await eventually("and acknowledged") { try store.isAcknowledged("notes") }

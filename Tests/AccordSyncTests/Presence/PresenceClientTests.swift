@@ -196,10 +196,7 @@ import AccordTesting
 
     /// `alice` owns the document, `bob` may write it, both have it open.
     func aliceAndBob(_ server: ClientTestServer) async throws -> (alice: AccordClient, bob: AccordClient) {
-        var access = DocumentAccess(owner: "alice")
-        access.members["bob"] = .readWrite
-        try server.documentDirectory.create(id, owner: "alice")
-        try server.documentDirectory.access.setAccess(access, for: id)
+        try server.share(id, with: "bob", as: .readWrite)
         let (alice, bob) = (try await opened(server, "alice"), try await opened(server, "bob"))
         try await eventually("both synced") {
             let (syncedA, syncedB) = (await alice.isSynced(id), await bob.isSynced(id))
