@@ -30,20 +30,7 @@ extension Doc {
             throw AccordError(.indexOutOfBounds, "range \(index)..<\(index + count) is outside 0..<\(length)")
         }
         guard count > 0 else { return }
-        try withTransaction { (tr) throws(AccordError) in
-            var ref = store.itemStarting(at: index, type: t)
-            var remaining = count
-            while remaining > 0, ref != noItem {
-                let item = store.items[Int(ref)]
-                if !item.deleted, item.isCountable {
-                    if remaining < Int(item.length) { store.split(ref, at: UInt32(remaining)) }
-                    remaining -= Int(store.items[Int(ref)].length)
-                    store.deleteItem(ref, &tr)
-                }
-                ref = store.items[Int(ref)].right
-            }
-            store.markerDeleted(type: t, at: index, count: count)
-        }
+        try withTransaction { (tr) throws(AccordError) in store.deleteVisible(type: t, at: index, count: count, collecting: gc, &tr) }
     }
 
     /// Sets map key `key` of type `t` to `content`.

@@ -22,6 +22,17 @@ struct TransactionState {
     /// Set when local text was appended to an existing item rather than made an item of
     /// its own (``Store/extendOwnLastItem(_:by:type:_:)``).
     var extendedOwnItem = false
+    /// Text a local delete joined to a deleted neighbour rather than splitting it off
+    /// (``Store/absorbDeletedTail(of:from:type:_:)``), for events to split it off again.
+    var absorbedTails = ReusableList<AbsorbedTail>()
+
+    /// Units `clock..<clock+length` of `client`, text at `textOffset` in ``Store/text``.
+    struct AbsorbedTail {
+        var client: ClientIndex
+        var clock: UInt32
+        var length: UInt32
+        var textOffset: UInt32
+    }
 
     struct ChangedType: Hashable {
         var type: Int32
@@ -44,6 +55,7 @@ struct TransactionState {
         mergeStructs.removeAll()
         needFormattingCleanup = false
         extendedOwnItem = false
+        absorbedTails.removeAll()
     }
 
     func before(_ client: ClientIndex) -> UInt32 {

@@ -15,6 +15,8 @@ extension Doc {
             // after the observers joins the two again.
             _ = store.findCleanStart(client: tr.ownClient, clock: tr.before(tr.ownClient))
         }
+        // Events tell deleted text by item too: give back the items backspacing skipped.
+        if !tr.absorbedTails.isEmpty { store.restoreAbsorbedTails(tr) }
         let observed = Set(typeObservers.filter { !$0.value.isEmpty }.keys)
         let deepObserved = Set(deepObservers.filter { !$0.value.isEmpty }.keys)
         guard !observed.isEmpty || !deepObserved.isEmpty else { return }

@@ -18,7 +18,7 @@ extension Store {
     /// would be merged into `left` at the end of the transaction. Call before the
     /// text's units are appended to ``text``.
     func canExtendOwnLastItem(type t: Int32, left: ItemRef, right: ItemRef, ownClient own: ClientIndex) -> Bool {
-        guard left != noItem, extendsOwnItems else { return false }
+        guard left != noItem, usesLocalShortcuts else { return false }
         let l = items[Int(left)]
         // The new item would be this client's next struct, right after `left` in clock
         // order and in the list, with `left` as its origin; `right` must be `left`'s

@@ -50,17 +50,37 @@ extension Store {
         return ref
     }
 
-    /// The item starting exactly at visible `index` (split if needed), or `noItem` at the end.
-    mutating func itemStarting(at index: Int, type t: Int32) -> ItemRef {
-        let (ref, before) = seek(type: t, index: index)
-        guard ref != noItem else { return noItem }
-        if index > before {
-            let right = split(ref, at: UInt32(index - before))
-            return right
-        }
-        return ref
-    }
+}
 
+extension Store {
+    /// Deletes `count` visible units from `index` of list type `t` (checked by the
+    /// caller): Yjs's list delete, and its text delete for a text without Format items,
+    /// which then has no attributes to track and no formatting gap to clean up.
+    /// `collecting`: the document collects garbage (enables the backspace shortcut).
+    mutating func deleteVisible(type t: Int32, at index: Int, count: Int, collecting: Bool,
+                                _ tr: inout TransactionState) {
+        var (ref, before) = seek(type: t, index: index)
+        if ref != noItem, index > before {
+            let offset = UInt32(index - before)
+            if collecting, offset + UInt32(count) == items[Int(ref)].length,
+               absorbDeletedTail(of: ref, from: offset, type: t, &tr) {
+                markerDeleted(type: t, at: index, count: count)
+                return
+            }
+            ref = split(ref, at: offset)
+        }
+        var remaining = count
+        while remaining > 0, ref != noItem {
+            let item = items[Int(ref)]
+            if !item.deleted, item.isCountable {
+                if remaining < Int(item.length) { split(ref, at: UInt32(remaining)) }
+                remaining -= Int(items[Int(ref)].length)
+                deleteItem(ref, &tr)
+            }
+            ref = items[Int(ref)].right
+        }
+        markerDeleted(type: t, at: index, count: count)
+    }
 }
 
 extension Store {

@@ -23,9 +23,11 @@ struct Store {
     var clientStructs: [StructList] = []
     /// Per client (by index), the next expected clock.
     var clientState: [UInt32] = []
-    /// Whether local typing may append to an existing item (Store+ExtendLocal.swift).
-    /// Always true but in the tests that compare against the plain path.
-    var extendsOwnItems = true
+    /// Whether local edits may take the shortcuts that skip work the end of the
+    /// transaction would undo: typing appends to an existing item (Store+ExtendLocal.swift),
+    /// backspacing joins deleted text (Store+AbsorbDeleted.swift). Always true but in the
+    /// tests that compare against the plain path.
+    var usesLocalShortcuts = true
 
     // MARK: Interning
 

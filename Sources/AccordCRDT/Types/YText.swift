@@ -96,6 +96,12 @@ public struct YText {
         try checkRange(index, count)
         guard count > 0 else { return }
         try doc.withTransaction { tr in
+            guard doc.store.types[Int(type)].hasFormatting else {
+                // No Format item anywhere: nothing for the general path's attribute
+                // tracking and formatting clean-up to do (see insertPlainText).
+                doc.store.deleteVisible(type: type, at: index, count: count, collecting: doc.gc, &tr)
+                return
+            }
             var pos = doc.store.textPosition(type: type, index: index)
             doc.store.deleteText(type: type, &pos, length: count, &tr)
             doc.store.markerDeleted(type: type, at: index, count: count)

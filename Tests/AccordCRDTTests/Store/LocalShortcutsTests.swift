@@ -3,14 +3,18 @@ import AccordTesting
 import Testing
 
 /// Local typing appends to this replica's newest text item instead of creating an item
-/// that the end of the transaction would merge back (Store+ExtendLocal.swift). It must
-/// be invisible: the same edits on a document that always creates the item give the
-/// same update per transaction, the same full state and the same events.
-@Suite struct TypingExtendsItemTests {
+/// that the end of the transaction would merge back (Store+ExtendLocal.swift), and
+/// backspacing joins deleted text to its deleted neighbour instead of splitting it off
+/// (Store+AbsorbDeleted.swift). Both must be invisible: the same edits on a document
+/// that takes neither shortcut give the same update per transaction, the same full
+/// state and the same events.
+@Suite struct LocalShortcutsTests {
     @Test(arguments: 0..<32 as Range<UInt64>)
-    func extendingIsInvisible(seed: UInt64) throws {
-        let fast = try Recorder(extending: true)
-        let plain = try Recorder(extending: false)
+    func shortcutsAreInvisible(seed: UInt64) throws {
+        // Formatting sends text down the general path for good: half the seeds never format.
+        let formats = seed % 2 == 0
+        let fast = try Recorder(shortcuts: true, formats: formats)
+        let plain = try Recorder(shortcuts: false, formats: formats)
         var rng = SplitMix64(seed: seed)
         for step in 0..<150 {
             // The same random transaction on both (each draws from its own copy).
@@ -34,10 +38,12 @@ import Testing
         var updates: [[UInt8]] = []
         var deltas: [[AnyValue]] = []
         var subscriptions: [Subscription] = []
+        let formats: Bool
 
-        init(extending: Bool) throws {
+        init(shortcuts: Bool, formats: Bool) throws {
             text = try doc.getText("t")
-            doc.store.extendsOwnItems = extending
+            self.formats = formats
+            doc.store.usesLocalShortcuts = shortcuts
             subscriptions.append(doc.onUpdate { [unowned self] bytes, _ in updates.append(bytes) })
         }
 
@@ -65,7 +71,7 @@ import Testing
                         try text.delete(cursor - n, n)
                         cursor -= n
                     default:
-                        guard text.length > 0, Int.random(in: 0..<3, using: &rng) == 0 else { continue }
+                        guard formats, text.length > 0, Int.random(in: 0..<3, using: &rng) == 0 else { continue }
                         let at = Int.random(in: 0..<text.length, using: &rng)
                         try text.format(at, 1, ["bold": .bool(Bool.random(using: &rng))])
                     }
@@ -96,5 +102,32 @@ import Testing
         }
         #expect(deltas == [[.object(["retain": 11]), .object(["insert": "!?"])]])
         #expect(text.string == "hello world!?")
+    }
+}
+
+extension LocalShortcutsTests {
+    /// Backspacing over typed text takes the shortcut: after the first backspace split
+    /// the deleted unit off, each further one moves a unit into it, with no item made
+    /// (the plain path splits one off and merges it back, reusing the freed slot).
+    @Test func backspacingJoinsDeletedTextWithoutSplitting() throws {
+        let doc = Doc(clientID: 1)
+        let text = try doc.getText("t")
+        try text.insert(0, "hello")
+        try text.delete(4, 1)
+        let arena = doc.store.items.count
+        try text.delete(3, 1)
+        try text.delete(2, 1)
+        #expect(doc.store.items.count == arena)
+        #expect(doc.store.freeItems.isEmpty)
+        #expect(text.string == "he")
+        #expect(doc.store.clientStructs[0].count == 2)
+
+        let plain = Doc(clientID: 1)
+        plain.store.usesLocalShortcuts = false
+        let plainText = try plain.getText("t")
+        try plainText.insert(0, "hello")
+        for index in [4, 3, 2] { try plainText.delete(index, 1) }
+        #expect(plain.encodeStateAsUpdate() == doc.encodeStateAsUpdate())
+        #expect(plain.store.freeItems.count == 1)
     }
 }
