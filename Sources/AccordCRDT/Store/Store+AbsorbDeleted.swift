@@ -46,7 +46,10 @@ extension Store {
         if after != noItem, items[Int(after)].client == r.client, canMerge(r, rightRef, items[Int(after)], after) {
             return false
         }
+        // The neighbour follows `l` in the client's list too (same client, next clock).
+        guard let position = findIndexNearLast(client: l.client, clock: l.clock) else { return false }
         let count = l.length - offset
+        clientStructs[Int(l.client)].setClock(r.clock - count, at: position + 1)
         items[Int(ref)].length = offset
         items[Int(rightRef)].clock -= count
         items[Int(rightRef)].length += count

@@ -87,7 +87,7 @@ struct Store {
     mutating func addStruct(_ ref: ItemRef) {
         let item = items[Int(ref)]
         let c = Int(item.client)
-        clientStructs[c].append(ref)
+        clientStructs[c].append(ref, clock: item.clock)
         clientState[c] = item.clock + item.length
     }
 
@@ -103,58 +103,40 @@ struct Store {
 
     /// Position in the client's struct list of the struct containing `clock`.
     func findIndex(client: ClientIndex, clock: UInt32) -> Int? {
-        // Indexing clientStructs in place each time: binding the list to a local would
-        // retain and release its buffer on every lookup.
+        // A client's list is gap-free from clock 0 to its state, so the struct holding
+        // `clock` is the last one starting at or before it. The list's own clocks are
+        // searched, never the items (indexing clientStructs in place: binding the list
+        // to a local would retain and release its buffer on every lookup).
         let c = Int(client)
-        var lo = 0
-        var hi = clientStructs[c].count - 1
-        guard hi >= 0 else { return nil }
-        let last = items[Int(clientStructs[c][hi])]
-        guard clock < last.clock + last.length else { return nil }
-        // The newest struct is the usual origin of the next one.
-        if clock >= last.clock { return hi }
-        // Guess proportionally first: clocks are dense, so the guess is usually right.
-        var mid = Int((UInt64(clock) * UInt64(hi)) / UInt64(max(1, last.lastClock)))
-        while lo <= hi {
-            let it = items[Int(clientStructs[c][mid])]
-            if it.clock <= clock {
-                if clock < it.clock + it.length { return mid }
-                lo = mid + 1
-            } else {
-                hi = mid - 1
-            }
-            mid = (lo + hi) / 2
-        }
-        return nil
+        guard clock < clientState[c] else { return nil }
+        return clientStructs[c].lastPosition(startingAtOrBefore: clock)
     }
 
-    /// ``findIndex(client:clock:)``, trying first the position the previous such lookup
-    /// found and its neighbours. A transaction's lookups cluster (a delete looks up the
-    /// same struct to split it, collect it and merge it), and a binary search over a long
-    /// client list costs a few hundred instructions. The hint may be stale after inserts
-    /// and removals in the list; it is only used when the struct there holds `clock`,
-    /// which one struct only does (a client's list is clock-ordered and gap-free).
+    /// ``findIndex(client:clock:)``, trying first the newest struct and then the position
+    /// the previous such lookup found and its neighbours. A transaction's lookups cluster
+    /// (a delete looks up the same struct to split it, collect it and merge it), and even
+    /// a binary search over a long client list costs a few dozen instructions. The hint
+    /// may be stale after inserts and removals in the list; it is only used when the
+    /// struct there holds `clock`, which one struct only does.
     mutating func findIndexNearLast(client: ClientIndex, clock: UInt32) -> Int? {
         let c = Int(client)
-        // The newest struct first, as findIndex does: updates and typing mostly refer to it.
+        guard clock < clientState[c] else { return nil }
         let count = clientStructs[c].count
-        guard count > 0 else { return nil }
-        let last = items[Int(clientStructs[c][count - 1])]
-        if clock >= last.clock { return clock < last.clock + last.length ? count - 1 : nil }
+        // The newest struct first, as updates and typing mostly refer to it.
+        if clock >= clientStructs[c].clock(at: count - 1) { return count - 1 }
         if lastFound.client == client {
             var pos = max(lastFound.pos - 1, 0)
-            let end = min(lastFound.pos + 2, count)
+            let end = min(lastFound.pos + 2, count - 1)
             while pos < end {
-                let it = items[Int(clientStructs[c][pos])]
-                if clock < it.clock { break }
-                if clock < it.clock + it.length {
+                if clock < clientStructs[c].clock(at: pos) { break }
+                if clock < clientStructs[c].clock(at: pos + 1) {
                     lastFound.pos = pos
                     return pos
                 }
                 pos += 1
             }
         }
-        let found = findIndex(client: client, clock: clock)
+        let found = clientStructs[c].lastPosition(startingAtOrBefore: clock)
         if let found { lastFound = (client, found) }
         return found
     }
@@ -225,7 +207,7 @@ struct Store {
         guard let pos = position ?? findIndexNearLast(client: left.client, clock: left.clock) else {
             preconditionFailure("an item is always in its client's struct list")
         }
-        clientStructs[c].insert(rightRef, at: pos + 1)
+        clientStructs[c].insert(rightRef, clock: right.clock, at: pos + 1)
         return rightRef
     }
 
