@@ -40,6 +40,8 @@ import AccordCRDT
 public final class SealedStorageAdapter: StorageAdapter {
     private let inner: any StorageAdapter
     private let key: SealingKey
+    /// The key content files are sealed with (see ``blobDirectory``).
+    private let blobFileKey: SecretBytes?
 
     /// A sealed marker record that tells a wrong key at the first call, before anything
     /// is written: without it, a store opened with the wrong key would accept new
@@ -56,6 +58,8 @@ public final class SealedStorageAdapter: StorageAdapter {
     public init(wrapping inner: any StorageAdapter, key: SealingKey) {
         self.inner = inner
         self.key = key
+        // A key exists only once libsodium started, and deriving cannot fail otherwise.
+        blobFileKey = try? BlobFileSealing.deriveKey(from: key)
     }
 
     /// The record's plaintext, or nil when there is none.
@@ -112,6 +116,16 @@ public final class SealedStorageAdapter: StorageAdapter {
     public func wipeAll() throws {
         try inner.wipeAll()
         keyCheck = .missing
+    }
+
+    /// The inner adapter's blob directory, with content files sealed under a subkey of
+    /// this adapter's key (``BlobFileSealing``), so blob content is sealed like
+    /// everything else. None when the inner directory is sealed already (a sealed adapter
+    /// wrapping another): content then stays in chunks, sealed by both.
+    public var blobDirectory: BlobDirectory? {
+        // Never hand out the directory without the key: content would go in clear.
+        guard let inner = inner.blobDirectory, !inner.isSealed, let blobFileKey else { return nil }
+        return BlobDirectory(path: inner.path, sealingKey: blobFileKey)
     }
 
     /// Opens the marker record once: `STORAGE_CORRUPT` when it was sealed with another key.
