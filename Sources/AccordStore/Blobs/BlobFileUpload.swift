@@ -130,7 +130,7 @@ struct BlobFileUpload: BlobContentUpload {
 
     private func write(_ bytes: UnsafeRawBufferPointer) throws(AccordError) {
         do throws(PosixFile.Failure) {
-            try file.writeAll(bytes)
+            try file.writeAll(bytes, startingWriteback: true)
         } catch {
             throw error.accordError(.storageError, "cannot write a blob upload file", path: file.path)
         }

@@ -26,7 +26,7 @@ struct BlobFileWriter {
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(AccordError) {
         do throws(PosixFile.Failure) {
-            try file.writeAll(bytes)
+            try file.writeAll(bytes, startingWriteback: true)
         } catch {
             throw error.accordError(.ioError, "cannot write beside \(destination)", path: destination)
         }
