@@ -37,11 +37,13 @@ import AccordTesting
     @Test(arguments: [BlobBackend.sqlite, .sealed])
     func theIndexRecordIsCommittedOnlyAfterTheContentFileIsInPlace(backend: BlobBackend) throws {
         let directory = try TemporaryDirectory()
-        let watcher = IndexCommitWatcher(wrapping: try backend.makeAdapter(in: directory))
-        let store = try BlobStore(storage: SerialStorage(watcher), tuning: BlobFixtures.smallChunks)
+        let store = try BlobStore(
+            storage: SerialStorage(IndexCommitWatcher(wrapping: try backend.makeAdapter(in: directory))),
+            tuning: BlobFixtures.smallChunks)
         let content = BlobFixtures.randomBytes(30_000, seed: 2)
         let info = try store.put(content)
-        let seen = try #require(watcher.observed[info.hash.hex])
+        let observed = try store.storage.withAdapter { ($0 as? IndexCommitWatcher)?.observed[info.hash.hex] }
+        let seen = try #require(observed)
         #expect(seen.names == [info.hash.hex], "only the named content file, no upload file")
         let expectedLength = backend == .sealed ? 29 + 30_000 + 17 * (8 + 1) : 30_000
         #expect(seen.length == expectedLength)
