@@ -8,7 +8,7 @@ import AccordCRDT
 /// - `blob.index`: one record per blob, keyed by the hex SHA-256 of its content
 ///   (``BlobIndexRecord``); it says where the content is: a content file, or the chunk
 ///   log of an upload.
-/// - Content files (``BlobStore/contentFileName(_:)``): `<directory>/<hex SHA-256>`,
+/// - Content files (``BlobDirectory/contentPath(_:)``): `<directory>/<hex SHA-256>`,
 ///   plain or sealed (``BlobFileSealing``). A put writes `.upload-<id>` first, syncs
 ///   it, renames it to its hash name and syncs the directory, and only then commits the
 ///   index record; a file no index record names is an orphan and is collected.

@@ -9,6 +9,8 @@ import AccordCRDT
 /// key, and the sequence of a log entry). Reading a value that was sealed with another
 /// key, changed, truncated, or moved to another place throws `STORAGE_CORRUPT` naming
 /// the place; it never returns wrong bytes. Everything else passes through unchanged.
+/// Blob content files in the inner adapter's ``blobDirectory`` are sealed too, by the
+/// ``BlobStore`` with a subkey (see ``blobDirectory``).
 ///
 /// ```swift
 /// let key = try SealingKey(contentsOfFile: "/var/lib/app/accord.key")
