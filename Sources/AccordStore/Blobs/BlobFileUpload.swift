@@ -85,6 +85,11 @@ struct BlobFileUpload: BlobContentUpload {
             contentType: contentType)
         let (directory, uploadPath) = (directory, directory.uploadPath(uploadID))
         return try store.storage.withAdapter { adapter in
+            // Everything that reads the adapter comes before the rename, so once the
+            // file has its name only the commit can still fail.
+            let references = try document.map { document in
+                try BlobStore.referenceAdditions(of: hash, document: document.rawValue, in: adapter)
+            }
             var batch: [StorageOperation] = []
             var renamed = false
             let info: BlobInfo
@@ -107,7 +112,7 @@ struct BlobFileUpload: BlobContentUpload {
                 batch.append(.put(.blobIndex, key: hash.hex, value: record.encoded()))
                 info = record.info(hash)
             }
-            if let document { batch += try BlobStore.referenceAdditions(of: hash, document: document.rawValue, in: adapter) }
+            batch += references ?? []
             do {
                 try adapter.commit(batch)
             } catch {
