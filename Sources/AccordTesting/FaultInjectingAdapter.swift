@@ -97,6 +97,10 @@ public final class FaultInjectingAdapter: StorageAdapter {
         try inner.wipeAll()
     }
 
+    /// The wrapped adapter's, so blob stores keep their content where they would
+    /// without the faults (the files themselves are not faulted).
+    public var blobDirectory: BlobDirectory? { inner.blobDirectory }
+
     private func intercept(_ operation: String, isWrite: Bool) throws(AccordError) {
         guard isWrite || counting == .everyCall else { return }
         countedCalls += 1

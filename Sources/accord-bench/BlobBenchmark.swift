@@ -6,10 +6,12 @@ import AccordTesting
 /// Blob store throughput against a plain file copy in the same run (the target:
 /// blob throughput at least 70% of the copy's). Three measurements on one input file:
 ///
-/// - `blob_write`: `BlobStore.put(contentsOfFile:)` into a fresh SQLite-backed store
-///   (WAL, `synchronous=FULL`: every batch is durable when its commit returns);
-/// - `blob_read`: `BlobStore.export(_:toFile:)`, verified (size and SHA-256), synced
-///   and renamed into place;
+/// - `blob_write`: `BlobStore.put(contentsOfFile:)` into a fresh SQLite-backed store,
+///   content in files beside the database (the default): the content file is written,
+///   fsynced, renamed to its hash and the directory fsynced, then the index row is
+///   committed (WAL, `synchronous=FULL`); SHA-256 included;
+/// - `blob_read`: `BlobStore.export(_:toFile:)`, from the content file, verified (size
+///   and SHA-256), synced and renamed into place;
 /// - `file_copy`: read the file and write a new one in 1 MiB pieces, then fsync it:
 ///   the same durability as both sides above.
 ///
@@ -44,7 +46,7 @@ struct BlobBenchmark {
         var hash: BlobHash?
         let writeTiming = try measure(setup: {
             store = nil
-            for suffix in ["", "-wal", "-shm"] { try remove("\(work)/store.sqlite\(suffix)") }
+            for suffix in ["", "-wal", "-shm", ".blobs"] { try remove("\(work)/store.sqlite\(suffix)") }
             var settings = SQLiteConnection.Settings()
             settings.pageSize = pageSize
             let adapter = try SQLiteStorageAdapter(path: "\(work)/store.sqlite", settings: settings)
@@ -73,6 +75,7 @@ struct BlobBenchmark {
                 record["chunk_size"] = BenchRecord.int(tuning.chunkSize)
                 record["chunks_per_batch"] = BenchRecord.int(tuning.chunksPerBatch)
                 record["page_size"] = BenchRecord.int(pageSize ?? 4096)
+                record["layout"] = .string(store.directory == nil ? "chunks" : "files")
             }
             record["note"] = .string(Self.notes[name] ?? "")
             record["build"] = .string(Self.build)
@@ -83,8 +86,8 @@ struct BlobBenchmark {
 
     static let notes = [
         "file_copy": "read + write in 1 MiB pieces + fsync of the new file (the blob store's durability)",
-        "blob_write": "BlobStore.put(contentsOfFile:) into a fresh SQLite store (WAL, synchronous=FULL), SHA-256 included",
-        "blob_read": "BlobStore.export(_:toFile:): chunks from SQLite, SHA-256 verified, temp file fsynced and renamed",
+        "blob_write": "BlobStore.put(contentsOfFile:) into a fresh SQLite store: content file written + fsynced + renamed (dir fsynced), then the index row committed (WAL, synchronous=FULL); SHA-256 included",
+        "blob_read": "BlobStore.export(_:toFile:): from the content file, size + SHA-256 verified, temp file fsynced and renamed",
     ]
 
     #if DEBUG

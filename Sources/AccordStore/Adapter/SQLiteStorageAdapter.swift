@@ -31,10 +31,17 @@ public final class SQLiteStorageAdapter: StorageAdapter {
     }
     private var lastLogName: (category: StorageCategory, key: String, id: Int64)?
 
+    /// Where blob content goes (see ``BlobDirectory``): nil keeps it in the database.
+    public let blobDirectory: BlobDirectory?
+
     /// Opens or creates the database file at `path` (`:memory:` for a private
-    /// in-memory database).
-    public init(path: String, settings: SQLiteConnection.Settings = .init()) throws(AccordError) {
+    /// in-memory database, whose blobs stay in it). Blob content goes to files in
+    /// `<path>.blobs` unless `blobFiles` says otherwise.
+    public init(
+        path: String, settings: SQLiteConnection.Settings = .init(), blobFiles: BlobFilePlacement = .besideDatabase
+    ) throws(AccordError) {
         connection = try SQLiteConnection(path: path, settings: settings)
+        blobDirectory = blobFiles.directory(forDatabase: path)
         try prepareSchema(readOnly: settings.readOnly)
     }
 
@@ -132,6 +139,9 @@ public final class SQLiteStorageAdapter: StorageAdapter {
             try connection.execute("VACUUM")
             try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
+        // After the rows: a crash in between leaves files nothing names (collected
+        // later), never an index record whose file is gone.
+        try blobDirectory?.removeAll()
     }
 
     private func apply(_ operation: StorageOperation, lastSequences: inout [Int64: UInt64]) throws(AccordError) {

@@ -81,8 +81,14 @@ public protocol StorageAdapter: AnyObject {
     func logKeys(in category: StorageCategory) throws -> [String]
     /// Applies every operation of `batch` atomically and durably, in order.
     func commit(_ batch: [StorageOperation]) throws
-    /// Removes every record and every log of every category (logout).
+    /// Removes every record and every log of every category (logout), and the blob
+    /// files in ``blobDirectory`` when there is one.
     func wipeAll() throws
+    /// Where a ``BlobStore`` on this adapter keeps blob content as files, or nil (the
+    /// default) to keep it in the adapter as chunks. An adapter that returns a directory
+    /// must remove its content in ``wipeAll()``; a wrapping adapter passes its inner
+    /// adapter's on (``SealedStorageAdapter`` seals it).
+    var blobDirectory: BlobDirectory? { get }
 }
 
 extension StorageAdapter {

@@ -7,12 +7,12 @@ extension BlobStore {
     /// when the stored bytes do not match the hash.
     public func get(_ hash: BlobHash) throws(AccordError) -> [UInt8] {
         var content: [UInt8] = []
-        _ = try stream(hash) { chunk throws(AccordError) in content += chunk }
+        _ = try stream(hash) { piece throws(AccordError) in content += piece }
         return content
     }
 
-    /// Writes the content to `path`, verified, with memory bounded by one batch of
-    /// chunks. The bytes go to a temporary file in the same directory, which is synced
+    /// Writes the content to `path`, verified, with memory bounded by one piece (one
+    /// batch of chunks for content in chunks). The bytes go to a temporary file in the same directory, which is synced
     /// and renamed over `path` only after the SHA-256 matched: on any error nothing
     /// appears at `path` (an existing file there is left as it was). `IO_ERROR` when
     /// the file cannot be written.
@@ -21,7 +21,7 @@ extension BlobStore {
         guard try exists(hash) else { throw Self.notFound(hash) }
         let writer = try BlobFileWriter(destination: path)
         do throws(AccordError) {
-            let info = try stream(hash) { chunk throws(AccordError) in try writer.write(chunk) }
+            let info = try stream(hash) { piece throws(AccordError) in try writer.write(piece) }
             try writer.commit()
             return info
         } catch {
@@ -38,9 +38,9 @@ extension BlobStore {
     public func forEachChunk(of hash: BlobHash, _ body: ([UInt8]) throws -> Void) throws -> BlobInfo {
         var bodyError: (any Error)?
         do {
-            return try stream(hash) { chunk throws(AccordError) in
+            return try stream(hash) { piece throws(AccordError) in
                 do {
-                    try body(chunk)
+                    try body([UInt8](piece))
                 } catch {
                     bodyError = error
                     throw AccordError(.invalidArgument, "stopped by the chunk handler")
@@ -52,15 +52,34 @@ extension BlobStore {
         }
     }
 
+    /// Calls `body` with the content piece by piece, verified as a whole once all of it
+    /// went through: from the content file (``streamFile(_:record:file:_:)``) or from
+    /// the chunks. The record is read, and the file opened, under one hold of the
+    /// lock, so a delete cannot come between them; reading an open file needs no lock.
+    func stream(
+        _ hash: BlobHash, _ body: (UnsafeRawBufferPointer) throws(AccordError) -> Void
+    ) throws(AccordError) -> BlobInfo {
+        let directory = directory
+        let (record, file) = try storage.withAdapter { adapter throws -> (BlobIndexRecord, PosixFile?) in
+            guard let record = try Self.indexRecord(hash, in: adapter) else { throw Self.notFound(hash) }
+            guard case .file(let sealed) = record.content else { return (record, nil) }
+            return (record, try Self.openContentFile(hash, sealed: sealed, in: directory))
+        }
+        if let file { return try streamFile(hash, record: record, file: file, body) }
+        return try streamChunks(hash, record: record, body)
+    }
+
     /// Reads the chunks batch by batch (one hold of the storage lock each), checking
     /// every chunk's sequence and length against the index record and hashing as it
     /// goes; the digest is compared once all `size` bytes went through.
-    func stream(_ hash: BlobHash, _ body: ([UInt8]) throws(AccordError) -> Void) throws(AccordError) -> BlobInfo {
-        guard let record = try storage.withAdapter({ adapter in try Self.indexRecord(hash, in: adapter) }) else {
-            throw Self.notFound(hash)
+    private func streamChunks(
+        _ hash: BlobHash, record: BlobIndexRecord, _ body: (UnsafeRawBufferPointer) throws(AccordError) -> Void
+    ) throws(AccordError) -> BlobInfo {
+        guard let logKey = record.chunkLogKey, let (chunkSize, chunkCount) = record.chunkLayout else {
+            throw Self.corrupt(hash, "the index record names no chunks")
         }
         var hasher = try SHA256Hasher()
-        let (logKey, chunkCount, batchSize) = (record.chunkLogKey, record.chunkCount, tuning.chunksPerBatch)
+        let batchSize = tuning.chunksPerBatch
         var sequence: UInt64 = 0
         while sequence < chunkCount {
             let (after, limit) = (sequence, Int(min(UInt64(batchSize), chunkCount - sequence)))
@@ -73,12 +92,12 @@ extension BlobStore {
                 guard entry.sequence == sequence else {
                     throw Self.corrupt(hash, "chunk \(sequence) is missing (found \(entry.sequence))")
                 }
-                guard entry.value.count == record.expectedLength(ofChunk: sequence) else {
-                    throw Self.corrupt(
-                        hash, "chunk \(sequence) has \(entry.value.count) bytes, not \(record.expectedLength(ofChunk: sequence))")
+                let expected = Int(min(UInt64(chunkSize), record.size - (sequence - 1) * UInt64(chunkSize)))
+                guard entry.value.count == expected else {
+                    throw Self.corrupt(hash, "chunk \(sequence) has \(entry.value.count) bytes, not \(expected)")
                 }
                 hasher.update(entry.value)
-                try body(entry.value)
+                try entry.value.withBytes { (bytes) throws(AccordError) in try body(bytes) }
             }
         }
         guard hasher.finish() == hash else { throw Self.corrupt(hash, "the content does not match its SHA-256") }
@@ -89,10 +108,10 @@ extension BlobStore {
     /// between two batches, which is `BLOB_NOT_FOUND`, or its content is damaged.
     private func missingChunk(_ sequence: UInt64, of hash: BlobHash, record: BlobIndexRecord) throws(AccordError) -> Never {
         let current = try storage.withAdapter { adapter in try Self.indexRecord(hash, in: adapter) }
-        guard current?.uploadID == record.uploadID else {
+        guard current?.content == record.content else {
             throw AccordError(.blobNotFound, "blob \(hash) was deleted while being read", details: ["blob": hash.hex])
         }
-        throw Self.corrupt(hash, "chunk \(sequence) of \(record.chunkCount) is missing")
+        throw Self.corrupt(hash, "chunk \(sequence) of \(record.chunkLayout?.count ?? 0) is missing")
     }
 
     static func corrupt(_ hash: BlobHash, _ why: String) -> AccordError {

@@ -4,7 +4,8 @@ public import AccordCRDT
 public struct BlobGarbageReport: Hashable, Sendable {
     /// Blobs that no document referenced, ascending by hash.
     public var removedBlobs: [BlobInfo]
-    /// Chunk logs of puts that never finished (interrupted by a crash or an error).
+    /// What puts that never finished (interrupted by a crash or an error) left behind:
+    /// upload files, content files no index record names, and chunk logs.
     public var removedOrphanUploads: Int
 
     public init(removedBlobs: [BlobInfo], removedOrphanUploads: Int) {
@@ -83,24 +84,32 @@ extension BlobStore {
     }
 
     /// Removes, in one atomic batch, every blob no document references and every chunk
-    /// log left by a put that never finished (puts still running in this process are
-    /// left alone). Runs only when asked: a blob just stored without `referencedBy`
+    /// log left by a put that never finished, then the content files of the removed
+    /// blobs and every file in the blob directory that no index record names (upload
+    /// files and content files of interrupted puts). Puts still running in this process
+    /// are left alone. Runs only when asked: a blob just stored without `referencedBy`
     /// is unreferenced until ``addReference(_:document:)``.
     @discardableResult
     public func collectGarbage() throws(AccordError) -> BlobGarbageReport {
-        try storage.withAdapter { adapter in
+        let directory = directory
+        return try storage.withAdapter { adapter in
             let referenced = Set(try adapter.keys(in: .blobReferrers))
             var batch: [StorageOperation] = []
             var removed: [BlobInfo] = []
             // Every upload an index record names, kept or removed here; the rest are orphans.
             var indexedUploads = Set<String>()
+            // The content files of the blobs that stay; every other file is removed.
+            var keptFiles = Set<String>()
             for key in try adapter.keys(in: .blobIndex) {
                 let hash = try Self.storedHash(key)
                 guard let record = try Self.indexRecord(hash, in: adapter) else { continue }
-                indexedUploads.insert(record.chunkLogKey)
+                if let logKey = record.chunkLogKey { indexedUploads.insert(logKey) }
                 if !referenced.contains(key) {
-                    batch += [.delete(.blobIndex, key: key), .deleteLog(.blobChunks, key: record.chunkLogKey)]
+                    batch.append(.delete(.blobIndex, key: key))
+                    if let logKey = record.chunkLogKey { batch.append(.deleteLog(.blobChunks, key: logKey)) }
                     removed.append(record.info(hash))
+                } else if record.isFile {
+                    keptFiles.insert(key)
                 }
             }
             var orphans = 0
@@ -110,6 +119,21 @@ extension BlobStore {
                 orphans += 1
             }
             try adapter.commit(batch)
+            // Files only after the commit: a crash in between leaves files that the next
+            // collection removes, never an index record without its file.
+            if let directory {
+                let removedFiles = Set(removed.map(\.hash.hex))
+                for name in try directory.names() {
+                    if BlobDirectory.isContentName(name) {
+                        guard !keptFiles.contains(name) else { continue }
+                        if try directory.removeFile(name), !removedFiles.contains(name) { orphans += 1 }
+                    } else if name.hasPrefix(BlobDirectory.uploadPrefix),
+                        !ActiveUploads.shared.contains(String(name.dropFirst(BlobDirectory.uploadPrefix.count)))
+                    {
+                        if try directory.removeFile(name) { orphans += 1 }
+                    }
+                }
+            }
             return BlobGarbageReport(removedBlobs: removed, removedOrphanUploads: orphans)
         }
     }

@@ -1,32 +1,39 @@
 public import AccordCRDT
 public import Foundation
 
-/// Content-addressed storage for binary attachments, kept in a ``SerialStorage``
-/// beside the documents (see ``StorageCategory/blobChunks`` for the layout).
+/// Content-addressed storage for binary attachments, beside the documents: the index
+/// and references in a ``SerialStorage``, the content in files in the storage's
+/// ``BlobDirectory`` (`<database>.blobs` for SQLite), or in chunks in the storage when
+/// it offers no directory (in memory, custom adapters). See ``StorageCategory/blobIndex``
+/// for the layout.
 ///
 /// A blob is named by the SHA-256 of its content (``BlobHash``), so storing the same
-/// bytes twice keeps one copy. Content is split into chunks written in batches; a put
-/// streams from a file with bounded memory, and every read checks the size and the
-/// SHA-256 before declaring success (`STORAGE_CORRUPT` naming the blob otherwise).
+/// bytes twice keeps one copy. A put streams from a file with bounded memory: into a
+/// content file that is synced and named before its index record is committed, so a
+/// crash never leaves an index record without its content. Every read checks the size
+/// and the SHA-256 before declaring success (`STORAGE_CORRUPT` naming the blob
+/// otherwise).
 ///
-/// The storage lock is held for one batch at a time, never for a whole blob, so
+/// The storage lock is held for short steps, never for a whole blob's bytes, so
 /// documents stay usable while a large blob streams in or out. A put that is
-/// interrupted (crash, error) leaves only unreferenced chunks, which
+/// interrupted (crash, error) leaves only unreferenced upload files or chunks, which
 /// ``collectGarbage()`` removes.
 ///
 /// Errors are ``AccordError``: `BLOB_NOT_FOUND`, `INVALID_ARGUMENT` (bad hash, content
-/// type or document id), `IO_ERROR` (a file to read or write), `STORAGE_CORRUPT`, and
-/// the storage's own codes. A call that fails changes nothing in the store.
+/// type or document id), `IO_ERROR` (a file to read or write), `STORAGE_CORRUPT`,
+/// `STORAGE_FULL`, and the storage's own codes. A call that fails changes nothing in
+/// the store.
 public final class BlobStore: Sendable {
-    /// How content is cut and batched. Measured on a 100 MB blob on SQLite (see
-    /// `accord-bench`'s BlobBenchmark), chunk sizes from 1 to 4 MiB ran within noise of
-    /// each other (SHA-256 and SQLite's own writes dominate), 256 KiB was slower; the
-    /// default keeps memory in flight at two batches of 8 MiB.
+    /// How content is cut and batched. The chunk size is also the piece a content file
+    /// is read and written in (and sealed in). Measured on a 100 MB blob in chunks on
+    /// SQLite (see `accord-bench`'s BlobBenchmark), chunk sizes from 1 to 4 MiB ran
+    /// within noise of each other, 256 KiB was slower; the default keeps memory in
+    /// flight at two batches of 8 MiB for chunks, one piece of 1 MiB for files.
     public struct Tuning: Sendable, Hashable {
         /// Bytes per chunk (the last chunk of a blob may be shorter), 4 KiB to 16 MiB.
         public var chunkSize: Int
         /// Chunks committed (or read) per hold of the storage lock, 1 to 1024. Memory
-        /// in flight is about `chunkSize * chunksPerBatch`.
+        /// in flight is about `chunkSize * chunksPerBatch` (content in chunks only).
         public var chunksPerBatch: Int
 
         public init(chunkSize: Int = 1 << 20, chunksPerBatch: Int = 8) {
@@ -38,6 +45,9 @@ public final class BlobStore: Sendable {
     /// The storage the blobs live in, possibly shared with a document store.
     public let storage: SerialStorage
     public let tuning: Tuning
+    /// Where content goes: the storage's ``StorageAdapter/blobDirectory``, read once
+    /// when the store is created; nil keeps it in chunks in the storage.
+    public let directory: BlobDirectory?
     private let now: @Sendable () -> Date
 
     /// A blob store in `storage`. `now` stamps ``BlobInfo/created``; inject a fixed
@@ -55,6 +65,7 @@ public final class BlobStore: Sendable {
         self.storage = storage
         self.tuning = tuning
         self.now = now
+        directory = try storage.withAdapter { adapter in adapter.blobDirectory }
     }
 
     // MARK: Looking up
@@ -92,11 +103,13 @@ public final class BlobStore: Sendable {
     public func delete(_ hash: BlobHash) throws(AccordError) {
         try storage.withAdapter { adapter in
             guard let record = try Self.indexRecord(hash, in: adapter) else { throw Self.notFound(hash) }
-            var batch: [StorageOperation] = [
-                .delete(.blobIndex, key: hash.hex), .deleteLog(.blobChunks, key: record.chunkLogKey),
-            ]
+            var batch: [StorageOperation] = [.delete(.blobIndex, key: hash.hex)]
+            if let logKey = record.chunkLogKey { batch.append(.deleteLog(.blobChunks, key: logKey)) }
             batch += try Self.referenceRemovals(of: hash, in: adapter)
             try adapter.commit(batch)
+            // After the commit, under the same lock: a crash in between leaves an
+            // orphan file for collection, never a record without its file.
+            if record.isFile { _ = try? directory?.removeFile(hash.hex) }
         }
     }
 

@@ -1,6 +1,6 @@
 import AccordCRDT
 
-/// One put in progress. Chunks are hashed as they arrive and committed
+/// One put into chunks in the adapter (adapters without a ``BlobDirectory``). Chunks are hashed as they arrive and committed
 /// `chunksPerBatch` at a time under a fresh random upload id, each batch in its own
 /// hold of the storage lock; ``finish(contentType:reference:)`` then writes the index
 /// record in one atomic batch, or drops the chunks when the content is already stored.
@@ -8,7 +8,7 @@ import AccordCRDT
 /// A blob that fits one batch is therefore written in a single commit, chunks and
 /// index together. Until ``finish`` the upload id is registered in ``ActiveUploads``
 /// so garbage collection leaves its chunks alone.
-struct BlobUpload {
+struct BlobUpload: BlobContentUpload {
     private let store: BlobStore
     private let logKey: String
     private let uploadID: [UInt8]
@@ -29,7 +29,8 @@ struct BlobUpload {
     }
 
     /// Adds the next chunk; it must be full-sized unless it is the last one.
-    mutating func append(_ chunk: [UInt8]) throws(AccordError) {
+    mutating func append(_ piece: UnsafeRawBufferPointer) throws(AccordError) {
+        let chunk = [UInt8](piece)
         hasher.update(chunk)
         size += UInt64(chunk.count)
         pending.append(.append(.blobChunks, key: logKey, sequence: nextSequence, value: chunk))
@@ -51,7 +52,7 @@ struct BlobUpload {
         defer { ActiveUploads.shared.remove(logKey) }
         let hash = hasher.finish()
         let record = BlobIndexRecord(
-            uploadID: uploadID, size: size, chunkSize: UInt32(store.tuning.chunkSize),
+            content: .chunks(uploadID: uploadID, chunkSize: UInt32(store.tuning.chunkSize)), size: size,
             createdMilliseconds: store.nowMilliseconds(), contentType: contentType)
         let (pending, committedThrough, logKey) = (pending, committedThrough, logKey)
         return try store.storage.withAdapter { adapter in

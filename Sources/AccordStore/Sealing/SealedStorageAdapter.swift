@@ -9,6 +9,8 @@ import AccordCRDT
 /// key, and the sequence of a log entry). Reading a value that was sealed with another
 /// key, changed, truncated, or moved to another place throws `STORAGE_CORRUPT` naming
 /// the place; it never returns wrong bytes. Everything else passes through unchanged.
+/// Blob content files in the inner adapter's ``blobDirectory`` are sealed too, by the
+/// ``BlobStore`` with a subkey (see ``blobDirectory``).
 ///
 /// ```swift
 /// let key = try SealingKey(contentsOfFile: "/var/lib/app/accord.key")
@@ -40,6 +42,8 @@ import AccordCRDT
 public final class SealedStorageAdapter: StorageAdapter {
     private let inner: any StorageAdapter
     private let key: SealingKey
+    /// The key content files are sealed with (see ``blobDirectory``).
+    private let blobFileKey: SecretBytes?
 
     /// A sealed marker record that tells a wrong key at the first call, before anything
     /// is written: without it, a store opened with the wrong key would accept new
@@ -56,6 +60,8 @@ public final class SealedStorageAdapter: StorageAdapter {
     public init(wrapping inner: any StorageAdapter, key: SealingKey) {
         self.inner = inner
         self.key = key
+        // A key exists only once libsodium started, and deriving cannot fail otherwise.
+        blobFileKey = try? BlobFileSealing.deriveKey(from: key)
     }
 
     /// The record's plaintext, or nil when there is none.
@@ -112,6 +118,16 @@ public final class SealedStorageAdapter: StorageAdapter {
     public func wipeAll() throws {
         try inner.wipeAll()
         keyCheck = .missing
+    }
+
+    /// The inner adapter's blob directory, with content files sealed under a subkey of
+    /// this adapter's key (``BlobFileSealing``), so blob content is sealed like
+    /// everything else. None when the inner directory is sealed already (a sealed adapter
+    /// wrapping another): content then stays in chunks, sealed by both.
+    public var blobDirectory: BlobDirectory? {
+        // Never hand out the directory without the key: content would go in clear.
+        guard let inner = inner.blobDirectory, !inner.isSealed, let blobFileKey else { return nil }
+        return BlobDirectory(path: inner.path, sealingKey: blobFileKey)
     }
 
     /// Opens the marker record once: `STORAGE_CORRUPT` when it was sealed with another key.

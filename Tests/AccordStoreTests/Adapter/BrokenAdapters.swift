@@ -1,3 +1,4 @@
+import Foundation
 import AccordStore
 
 /// Forwards every call to a working adapter; each subclass breaks exactly one promise,
@@ -6,6 +7,10 @@ class ForwardingAdapter: StorageAdapter {
     let inner: any StorageAdapter
 
     init(_ inner: any StorageAdapter = MemoryStorageAdapter()) { self.inner = inner }
+
+    // Declared here, not only in a subclass: the protocol's witness is the base class's
+    // member, so a subclass can only change it by overriding this.
+    var blobDirectory: BlobDirectory? { inner.blobDirectory }
 
     func read(_ category: StorageCategory, key: String) throws -> [UInt8]? {
         try inner.read(category, key: key)
@@ -132,4 +137,15 @@ final class KeepsLogsOnWipeAdapter: ForwardingAdapter {
         }
         try inner.commit(deletes)
     }
+}
+
+/// Offers a blob directory (in the system's temporary directory) but its `wipeAll`
+/// forgets the blob files: a logout would leave attachments on the disk.
+final class KeepsBlobFilesOnWipeAdapter: ForwardingAdapter {
+    private let directory = BlobDirectory(
+        path: "\(FileManager.default.temporaryDirectory.path)/accord-keeps-blobs-\(UInt64.random(in: 0...UInt64.max))")
+
+    override var blobDirectory: BlobDirectory? { directory }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory.path) }
 }

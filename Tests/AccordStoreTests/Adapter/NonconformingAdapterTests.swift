@@ -7,6 +7,7 @@ import AccordStore
 @Suite struct NonconformingAdapterTests {
     enum Breakage: String, CaseIterable, Sendable {
         case dropsOverwrites, mergesCategories, reversesLogs, storageOrderLogs, ignoresLimit, nonAtomicBatches, keepsLogsOnWipe
+        case keepsBlobFilesOnWipe
 
         func makeAdapter() -> any StorageAdapter {
             switch self {
@@ -17,6 +18,7 @@ import AccordStore
             case .ignoresLimit: IgnoresLimitAdapter()
             case .nonAtomicBatches: NonAtomicBatchesAdapter()
             case .keepsLogsOnWipe: KeepsLogsOnWipeAdapter()
+            case .keepsBlobFilesOnWipe: KeepsBlobFilesOnWipeAdapter()
             }
         }
 
@@ -27,7 +29,7 @@ import AccordStore
             case .mergesCategories: .categoriesSeparate
             case .reversesLogs, .storageOrderLogs, .ignoresLimit: .logOrder
             case .nonAtomicBatches: .atomicBatches
-            case .keepsLogsOnWipe: .wipeAll
+            case .keepsLogsOnWipe, .keepsBlobFilesOnWipe: .wipeAll
             }
         }
     }
@@ -64,6 +66,7 @@ import AccordStore
             .ignoresLimit: [.logOrder, .randomizedModel],
             .nonAtomicBatches: [.atomicBatches, .randomizedModel],
             .keepsLogsOnWipe: [.wipeAll],
+            .keepsBlobFilesOnWipe: [.wipeAll],
         ]
         let report = runStorageConformance { breakage.makeAdapter() }
         let unexpected = Set(report.failedChecks).subtracting(related[breakage] ?? [])

@@ -31,9 +31,9 @@ import AccordTesting
         #expect(try store.info(gone.hash) == nil)
         #expect(try store.list().count == sizes.count - 1)
         #expect(try store.get(stored[4].hash).count == sizes[4])
-        // Its chunks went with it.
-        let logs = try store.storage.withAdapter { try $0.logKeys(in: BlobFixtures.chunks) }
-        #expect(logs.count == sizes.filter { $0 > 0 }.count - 1)
+        // Its content went with it (chunks: the empty blob has none; files: one each).
+        let copies = store.directory == nil ? sizes.filter { $0 > 0 }.count : sizes.count
+        #expect(try BlobFixtures.storedCopies(store) == copies - 1)
     }
 
     @Test(arguments: BlobBackend.allCases)
@@ -48,12 +48,11 @@ import AccordTesting
         // The first put's content type and time stay.
         #expect(second == first)
         #expect(try store.list() == [first])
-        // One chunk log and one index record: the second copy was dropped (it spanned
-        // several batches, so its chunks had been committed before it was found equal).
-        let (logs, keys) = try store.storage.withAdapter { adapter in
-            (try adapter.logKeys(in: BlobFixtures.chunks), try adapter.keys(in: BlobFixtures.index))
-        }
-        #expect(logs.count == 1)
+        // One copy (a chunk log or a content file) and one index record: the second copy
+        // was dropped (chunks: it spanned several batches, so they had been committed
+        // before it was found equal; files: its upload file was written in full).
+        let keys = try store.storage.withAdapter { adapter in try adapter.keys(in: BlobFixtures.index) }
+        #expect(try BlobFixtures.storedCopies(store) == 1)
         #expect(keys == [first.hash.hex])
         #expect(try store.get(first.hash) == content)
     }
@@ -63,12 +62,9 @@ import AccordTesting
         let (store, directory) = try backend.makeStore(tuning: BlobFixtures.smallChunks)
         defer { withExtendedLifetime(directory) {} }
         let info = try store.put(BlobFixtures.randomBytes(10_000, seed: 3))
-        // Same length, one bit flipped: only the SHA-256 can tell.
-        try BlobFixtures.tamperChunk(store.storage, sequence: 2) { bytes in
-            var bytes = bytes
-            bytes[100] ^= 0x01
-            return bytes
-        }
+        // Same length, one bit flipped (in the second chunk): only the SHA-256 (or the
+        // seal) can tell.
+        try BlobFixtures.flipStoredByte(store, info.hash, at: 4096 + 100)
         let error = #expect(throws: AccordError.self) { try store.get(info.hash) }
         #expect(error?.code == .storageCorrupt)
         #expect(error?.details["blob"] == info.hash.hex)
@@ -95,15 +91,11 @@ import AccordTesting
         let (store, directory) = try backend.makeStore(tuning: BlobFixtures.smallChunks)
         defer { withExtendedLifetime(directory) {} }
         let info = try store.put(BlobFixtures.randomBytes(10_000, seed: 4))
-        try BlobFixtures.tamperChunk(store.storage, sequence: 1) { Array($0.dropLast()) }
+        try BlobFixtures.truncateStored(store, info.hash)
         expectCode(.storageCorrupt) { _ = try store.get(info.hash) }
 
         let other = try store.put(BlobFixtures.randomBytes(10_000, seed: 5))
-        try store.storage.withAdapter { adapter in
-            for key in try adapter.logKeys(in: BlobFixtures.chunks) {
-                try adapter.commit([.truncateLog(BlobFixtures.chunks, key: key, through: 1)])
-            }
-        }
+        try BlobFixtures.dropStoredContent(store, other.hash)
         let error = #expect(throws: AccordError.self) { try store.get(other.hash) }
         #expect(error?.code == .storageCorrupt)
         #expect(error?.details["blob"] == other.hash.hex)
@@ -166,13 +158,16 @@ import AccordTesting
     }
 
     /// Blobs written with one chunk size read back under another: the size is in the
-    /// index record, not in the store's tuning.
-    @Test func chunkSizeIsPerBlob() throws {
+    /// index record (chunks) or the file header (sealed files), not in the store's tuning.
+    @Test(arguments: [BlobBackend.sqliteChunks, .sqlite, .sealed])
+    func chunkSizeIsPerBlob(backend: BlobBackend) throws {
         let directory = try TemporaryDirectory()
+        let key = try SealingKey.generate()
         let content = BlobFixtures.randomBytes(30_000, seed: 9)
-        let hash = try BlobStore(storage: SerialStorage(path: directory.file("a.sqlite")), tuning: BlobFixtures.smallChunks)
-            .put(content).hash
-        let reopened = try BlobStore(storage: SerialStorage(path: directory.file("a.sqlite")))
+        let hash = try BlobStore(
+            storage: SerialStorage(try backend.makeAdapter(in: directory, key: key)), tuning: BlobFixtures.smallChunks
+        ).put(content).hash
+        let reopened = try BlobStore(storage: SerialStorage(try backend.makeAdapter(in: directory, key: key)))
         #expect(try reopened.get(hash) == content)
     }
 

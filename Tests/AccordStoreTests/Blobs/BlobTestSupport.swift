@@ -4,23 +4,33 @@ import AccordCRDT
 import AccordStore
 import AccordTesting
 
-/// The two adapters every blob test runs on: the in-memory one and SQLite in a
-/// temporary file (WAL, synchronous=FULL, as apps use it).
+/// The stores every blob test runs on: chunks in memory, content files beside a
+/// SQLite database (WAL, synchronous=FULL, as apps use it), chunks inside SQLite (the
+/// layout before content files, still read), and sealed content files.
 enum BlobBackend: String, CaseIterable, Sendable {
     case memory
     case sqlite
+    case sqliteChunks
+    case sealed
 
     /// A fresh store; the directory (nil for memory) must outlive it.
     func makeStore(
         tuning: BlobStore.Tuning = .init(), now: @escaping @Sendable () -> Date = { BlobFixtures.fixedDate }
     ) throws -> (BlobStore, TemporaryDirectory?) {
+        if self == .memory { return (try BlobStore(storage: .inMemory(), tuning: tuning, now: now), nil) }
+        let directory = try TemporaryDirectory(prefix: "accord-blob")
+        return (try BlobStore(storage: SerialStorage(try makeAdapter(in: directory)), tuning: tuning, now: now), directory)
+    }
+
+    /// The adapter of a SQLite backend at `store.sqlite` in `directory`.
+    func makeAdapter(in directory: TemporaryDirectory, key: SealingKey? = nil) throws -> any StorageAdapter {
+        let path = directory.file("store.sqlite")
         switch self {
-        case .memory:
-            return (try BlobStore(storage: .inMemory(), tuning: tuning, now: now), nil)
-        case .sqlite:
-            let directory = try TemporaryDirectory(prefix: "accord-blob")
-            let storage = try SerialStorage(path: directory.file("store.sqlite"))
-            return (try BlobStore(storage: storage, tuning: tuning, now: now), directory)
+        case .memory: return MemoryStorageAdapter()
+        case .sqlite: return try SQLiteStorageAdapter(path: path)
+        case .sqliteChunks: return try SQLiteStorageAdapter(path: path, blobFiles: .inDatabase)
+        case .sealed:
+            return SealedStorageAdapter(wrapping: try SQLiteStorageAdapter(path: path), key: try key ?? SealingKey.generate())
         }
     }
 }
@@ -56,6 +66,89 @@ enum BlobFixtures {
                 try adapter.commit(batch)
             }
         }
+    }
+
+    /// The content file of `hash`, when the store keeps content in files.
+    static func contentFile(_ store: BlobStore, _ hash: BlobHash) -> String? {
+        store.directory.map { "\($0.path)/\(hash.hex)" }
+    }
+
+    /// The names in the store's blob directory (none without one, or before any put).
+    static func directoryNames(_ store: BlobStore) throws -> [String] {
+        guard let path = store.directory?.path, FileManager.default.fileExists(atPath: path) else { return [] }
+        return try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+    }
+
+    /// Copies of content on the storage: chunk logs plus files in the blob directory.
+    static func storedCopies(_ store: BlobStore) throws -> Int {
+        try store.storage.withAdapter { try $0.logKeys(in: chunks) }.count + directoryNames(store).count
+    }
+
+    /// Changes the stored content of `hash` as damage on disk would, keeping its length:
+    /// the byte at `offset` of the content file (past the header of a sealed one), or of
+    /// the chunks.
+    static func flipStoredByte(_ store: BlobStore, _ hash: BlobHash, at offset: Int) throws {
+        if let file = contentFile(store, hash), FileManager.default.fileExists(atPath: file) {
+            var bytes = try contents(file)
+            let position = min(offset + (store.directory?.isSealed == true ? 29 : 0), bytes.count - 1)
+            bytes[position] ^= 0x01
+            try Data(bytes).write(to: URL(fileURLWithPath: file))
+            return
+        }
+        let chunkSize = store.tuning.chunkSize
+        try tamperChunk(store.storage, sequence: UInt64(offset / chunkSize + 1)) { bytes in
+            var bytes = bytes
+            bytes[offset % chunkSize] ^= 0x01
+            return bytes
+        }
+    }
+
+    /// Drops the last byte of the stored content (the first chunk, for chunks).
+    static func truncateStored(_ store: BlobStore, _ hash: BlobHash) throws {
+        if let file = contentFile(store, hash), FileManager.default.fileExists(atPath: file) {
+            try Data(try contents(file).dropLast()).write(to: URL(fileURLWithPath: file))
+        } else {
+            try tamperChunk(store.storage, sequence: 1) { Array($0.dropLast()) }
+        }
+    }
+
+    /// Removes the stored content but the first chunk (all of a content file).
+    static func dropStoredContent(_ store: BlobStore, _ hash: BlobHash) throws {
+        if let file = contentFile(store, hash), FileManager.default.fileExists(atPath: file) {
+            try FileManager.default.removeItem(atPath: file)
+            return
+        }
+        try store.storage.withAdapter { adapter in
+            for key in try adapter.logKeys(in: chunks) {
+                try adapter.commit([.truncateLog(chunks, key: key, through: 1)])
+            }
+        }
+    }
+
+    /// Every regular file under `path` whose bytes contain `marker`, to prove what
+    /// reached the disk (or did not).
+    static func filesContaining(_ marker: [UInt8], under path: String) throws -> [String] {
+        var found: [String] = []
+        guard let walker = FileManager.default.enumerator(atPath: path) else { return [] }
+        while let name = walker.nextObject() as? String {
+            let file = "\(path)/\(name)"
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                continue
+            }
+            let bytes = try contents(file)
+            if bytes.count >= marker.count,
+                (0...(bytes.count - marker.count)).contains(where: { bytes[$0..<$0 + marker.count].elementsEqual(marker) })
+            {
+                found.append(name)
+            }
+        }
+        return found
+    }
+
+    /// Content made of `marker` repeated, `count` bytes long.
+    static func marked(_ marker: [UInt8], count: Int) -> [UInt8] {
+        (0..<count).map { marker[$0 % marker.count] }
     }
 
     /// Whole file contents, for small files in tests.

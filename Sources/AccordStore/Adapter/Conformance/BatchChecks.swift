@@ -1,3 +1,4 @@
+import Foundation
 // Checks of whole batches and of the whole storage: atomicity, order within a batch,
 // wipeAll, and persistence across a reopen.
 
@@ -83,12 +84,17 @@ func checkBatchOrder(_ context: ConformanceContext) throws {
     try requireLog(adapter, logs, "gone", [], "append then deleteLog in one batch")
 }
 
-/// Logout wipes the device: every record and every log of every category.
+/// Logout wipes the device: every record and every log of every category, and the
+/// blob files in the adapter's blob directory when it offers one.
 func checkWipeAll(_ context: ConformanceContext) throws {
     let adapter = try context.makeAdapter()
     try fillForWipe(adapter)
+    let blobFile = try placeBlobFile(adapter)
     try adapter.wipeAll()
     try requireWiped(adapter, "after wipeAll")
+    if let blobFile {
+        try require(!FileManager.default.fileExists(atPath: blobFile), "wipeAll left the blob file \(blobFile)")
+    }
     // The storage is usable afterwards, and logs start over.
     try adapter.commit([.put(records, key: "after", value: [1]), .append(logs, key: "log-0", sequence: 1, value: [1])])
     try requireRecord(adapter, records, "after", [1], "a put after wipeAll")
@@ -167,4 +173,14 @@ private func requireWiped(_ adapter: any StorageAdapter, _ context: String) thro
             try requireLog(adapter, category, "log-\(index)", [], context)
         }
     }
+}
+
+/// Writes a file named like blob content into the adapter's blob directory (creating
+/// it), or nothing when the adapter offers none. Returns the file's path.
+private func placeBlobFile(_ adapter: any StorageAdapter) throws -> String? {
+    guard let directory = adapter.blobDirectory else { return nil }
+    try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+    let path = "\(directory.path)/\(String(repeating: "0", count: 64))"
+    try Data([1, 2, 3]).write(to: URL(fileURLWithPath: path))
+    return path
 }
