@@ -6,8 +6,10 @@ extension Doc {
         callObservers(&tr)
         if tr.needFormattingCleanup { cleanupFormattingAfterRemote(tr) }
 
-        if gc, !tr.deletes.isEmpty { store.collectGarbage(tr.deletes) }
-        mergeDeleted(tr.deletes)
+        if !tr.deletesWereAllAbsorbed {
+            if gc, !tr.deletes.isEmpty { store.collectGarbage(tr.deletes) }
+            mergeDeleted(tr.deletes)
+        }
         // Merge what this transaction appended, walking each changed client from the end.
         for c in 0..<store.clientState.count {
             let before = tr.before(ClientIndex(c))

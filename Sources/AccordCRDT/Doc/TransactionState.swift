@@ -58,6 +58,19 @@ struct TransactionState {
         absorbedTails.removeAll()
     }
 
+    /// Whether every unit this transaction deleted was joined to deleted text that was
+    /// already collected and merged (Store+AbsorbDeleted.swift), so collecting and
+    /// merging the delete set would find nothing to do. Call once ``deletes`` is
+    /// normalized (its ranges are then disjoint, as the joined tails are).
+    var deletesWereAllAbsorbed: Bool {
+        guard !absorbedTails.isEmpty else { return false }
+        var deleted: UInt32 = 0
+        for range in deletes.ranges { deleted += range.length }
+        var absorbed: UInt32 = 0
+        for tail in absorbedTails { absorbed += tail.length }
+        return deleted == absorbed
+    }
+
     func before(_ client: ClientIndex) -> UInt32 {
         Int(client) < beforeState.count ? beforeState[Int(client)] : 0
     }

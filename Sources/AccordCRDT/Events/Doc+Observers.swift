@@ -16,7 +16,11 @@ extension Doc {
             _ = store.findCleanStart(client: tr.ownClient, clock: tr.before(tr.ownClient))
         }
         // Events tell deleted text by item too: give back the items backspacing skipped.
-        if !tr.absorbedTails.isEmpty { store.restoreAbsorbedTails(tr) }
+        if !tr.absorbedTails.isEmpty {
+            store.restoreAbsorbedTails(tr)
+            // The clean-up now has work to do on them, as after plain deletes.
+            tr.absorbedTails.removeAll()
+        }
         let observed = Set(typeObservers.filter { !$0.value.isEmpty }.keys)
         let deepObserved = Set(deepObservers.filter { !$0.value.isEmpty }.keys)
         guard !observed.isEmpty || !deepObserved.isEmpty else { return }

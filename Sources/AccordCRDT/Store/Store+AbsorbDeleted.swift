@@ -15,7 +15,10 @@
 ///   text items back before they are built (``restoreAbsorbedTails(_:)``), and the
 ///   clean-up collects and joins them again as it would have;
 /// - only with garbage collection on: without it the split-off part keeps its text
-///   and joins its neighbour only if their text is adjacent.
+///   and joins its neighbour only if their text is adjacent;
+/// - a transaction whose deletes were all joined this way skips collecting and merging
+///   its delete set (``TransactionState/deletesWereAllAbsorbed``): the joined units are
+///   deleted content already, and the merges that remain possible were ruled out here.
 extension Store {
     /// Deletes units `offset..<length` of visible text item `ref` (of list type `t`) by
     /// joining them to its deleted right neighbour, when the clean-up would join them
