@@ -273,15 +273,12 @@ import AccordTesting
 /// Passes everything through, and at each commit that writes a `blob.index` record
 /// notes what the blob directory held at that moment: the names, and the length of the
 /// content file the record names (every such commit, in order).
-final class IndexCommitWatcher: StorageAdapter {
-    private let inner: any StorageAdapter
+final class IndexCommitWatcher: ForwardingAdapter {
     private(set) var observed: [String: [(names: [String], length: Int?)]] = [:]
 
-    init(wrapping inner: any StorageAdapter) { self.inner = inner }
+    init(wrapping inner: any StorageAdapter) { super.init(inner) }
 
-    var blobDirectory: BlobDirectory? { inner.blobDirectory }
-
-    func commit(_ batch: [StorageOperation]) throws {
+    override func commit(_ batch: [StorageOperation]) throws {
         for case .put(let category, let key, _) in batch where category == BlobFixtures.index {
             let path = inner.blobDirectory!.path
             let names = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
@@ -290,15 +287,4 @@ final class IndexCommitWatcher: StorageAdapter {
         }
         try inner.commit(batch)
     }
-
-    func read(_ category: StorageCategory, key: String) throws -> [UInt8]? { try inner.read(category, key: key) }
-    func keys(in category: StorageCategory) throws -> [String] { try inner.keys(in: category) }
-    func readLog(_ category: StorageCategory, key: String, after: UInt64, limit: Int) throws -> [StorageLogEntry] {
-        try inner.readLog(category, key: key, after: after, limit: limit)
-    }
-    func lastSequence(_ category: StorageCategory, key: String) throws -> UInt64? {
-        try inner.lastSequence(category, key: key)
-    }
-    func logKeys(in category: StorageCategory) throws -> [String] { try inner.logKeys(in: category) }
-    func wipeAll() throws { try inner.wipeAll() }
 }

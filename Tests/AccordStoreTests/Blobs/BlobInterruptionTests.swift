@@ -102,29 +102,20 @@ final class ResultBox: @unchecked Sendable {
 
 /// A memory adapter whose commits number `failingCommits` (counting from 1) throw, as a
 /// full disk or a lost connection would. Used by one test at a time only.
-final class FailingAdapter: StorageAdapter {
-    private let inner = MemoryStorageAdapter()
+final class FailingAdapter: ForwardingAdapter {
     private let failingCommits: Set<Int>
     private(set) var commits = 0
 
-    init(failingCommits: Set<Int>) { self.failingCommits = failingCommits }
+    init(failingCommits: Set<Int>) {
+        self.failingCommits = failingCommits
+        super.init()
+    }
 
     struct InjectedFailure: Error {}
 
-    func commit(_ batch: [StorageOperation]) throws {
+    override func commit(_ batch: [StorageOperation]) throws {
         commits += 1
         if failingCommits.contains(commits) { throw InjectedFailure() }
         try inner.commit(batch)
     }
-
-    func read(_ category: StorageCategory, key: String) throws -> [UInt8]? { try inner.read(category, key: key) }
-    func keys(in category: StorageCategory) throws -> [String] { try inner.keys(in: category) }
-    func readLog(_ category: StorageCategory, key: String, after: UInt64, limit: Int) throws -> [StorageLogEntry] {
-        try inner.readLog(category, key: key, after: after, limit: limit)
-    }
-    func lastSequence(_ category: StorageCategory, key: String) throws -> UInt64? {
-        try inner.lastSequence(category, key: key)
-    }
-    func logKeys(in category: StorageCategory) throws -> [String] { try inner.logKeys(in: category) }
-    func wipeAll() throws { try inner.wipeAll() }
 }
