@@ -109,6 +109,9 @@ struct Store {
         // to a local would retain and release its buffer on every lookup).
         let c = Int(client)
         guard clock < clientState[c] else { return nil }
+        // The newest struct first: a transaction's update and typing start there.
+        let last = clientStructs[c].count - 1
+        if clock >= clientStructs[c].clock(at: last) { return last }
         return clientStructs[c].lastPosition(startingAtOrBefore: clock)
     }
 
