@@ -73,7 +73,7 @@ extension DocumentStore {
     }
 
     /// Compacts the documents of a flush that passed the thresholds: on the store's
-    /// background queue by default, so a burst of appends is not held up by a fold,
+    /// low-priority compaction thread by default (see ``CompactionWorker``), so a burst of appends is not held up by a fold,
     /// or right away when ``Options/compactInBackground`` is off. The updates are
     /// already durable, so a failed compaction loses nothing; the next flush of the
     /// document tries again.
@@ -90,12 +90,12 @@ extension DocumentStore {
                 _ = try? fold(id)
                 withLock { _ = compactionsRunning.remove(id) }
             }
-            if options.compactInBackground { compactionQueue.async(execute: run) } else { run() }
+            if options.compactInBackground { compactionWorker.submit(run) } else { run() }
         }
     }
 
     /// Returns when every background compaction started so far has finished.
     public func waitForCompactions() {
-        compactionQueue.sync {}
+        compactionWorker.waitUntilIdle()
     }
 }

@@ -18,7 +18,7 @@ public import AccordCRDT
 /// writes nothing.
 ///
 /// **Compaction** folds the log into a new snapshot in one atomic batch when the log
-/// passes the thresholds in ``Options`` (on a background queue, so appends go on
+/// passes the thresholds in ``Options`` (on a low-priority background thread, so appends go on
 /// meanwhile; entries appended during a fold stay in the log), except while the document holds pending
 /// structs (an update whose predecessor has not arrived), because a fold would drop
 /// them; it resumes when a remote update arrives.
@@ -61,7 +61,7 @@ public final class DocumentStore: @unchecked Sendable {
     /// Documents with a compaction queued or running.
     var compactionsRunning: Set<DocumentID> = []
     /// Runs automatic compactions one at a time, off the thread that flushed.
-    let compactionQueue = DispatchQueue(label: "accord.store.compaction", qos: .utility)
+    let compactionWorker = CompactionWorker()
 
     /// An update waiting in memory for the next commit.
     struct BufferedUpdate {
