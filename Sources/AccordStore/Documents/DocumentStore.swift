@@ -48,6 +48,8 @@ public final class DocumentStore: @unchecked Sendable {
     /// updated the metadata: still unacknowledged, though in neither place.
     var committingLocal: [DocumentID: Int] = [:]
     var metadataCache: [DocumentID: DocumentMetadata] = [:]
+    /// The last sequence given to each resident document appended to since the store
+    /// opened; an entry is removed when the document is evicted or deleted.
     var assignedSequence: [DocumentID: UInt64] = [:]
     var flushScheduled = false
     var deferredError: AccordError?
