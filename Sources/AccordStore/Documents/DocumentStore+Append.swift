@@ -20,27 +20,36 @@ extension DocumentStore {
             queued = try withLock { () throws(AccordError) in try enqueue(update, to: id, isLocal: isLocal) }
         }
         // Still nil: deleted since the metadata was read.
-        guard let (sequence, fill, shouldSchedule) = queued else { throw Self.notFound(id) }
-        switch fill {
-        case .full:
-            // Commit now, unless another commit (a flush, or a compaction writing its
-            // snapshot) holds the write lock: then keep appending and let the next
-            // append or the timer commit, rather than stall the editing thread. A
-            // failure keeps everything buffered for the next flush() to report.
-            if writeLock.try() {
-                defer { writeLock.unlock() }
-                flushRecordingFailure()
-            }
-        case .overflowing:
-            // Far past the threshold: wait for the write lock, so memory stays bounded.
+        guard let queued else { throw Self.notFound(id) }
+        if queued.fill == .overflowing {
+            // Far past the threshold (commits cannot keep up): wait for the write lock
+            // and commit here, so memory stays bounded.
             flushRecordingFailure()
-        case .below:
-            break
+        } else if queued.commitNow {
+            // At the threshold: commit on another thread, so the editing thread only
+            // buffers (committing a thousand keystrokes, SQLite inserts and an fsync,
+            // was most of its time). A failure keeps everything buffered for the next
+            // flush() to report.
+            DispatchQueue.global(qos: .userInitiated).async { [weak self] in self?.backgroundFlush() }
+        } else if queued.startTimer, let delay = options.flushDelay {
+            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [weak self] in
+                guard let self else { return }
+                self.withLock { self.flushScheduled = false }
+                self.backgroundFlush()
+            }
         }
-        if shouldSchedule, let delay = options.flushDelay {
-            scheduleFlush(after: delay)
-        }
-        return sequence
+        return queued.sequence
+    }
+
+    /// What ``enqueue(_:to:isLocal:)`` did, and which commit the caller is to start.
+    private struct Queued {
+        var sequence: UInt64
+        var fill: BufferFill
+        /// The buffer reached a threshold and no threshold commit is waiting to start.
+        var commitNow = false
+        /// The first update since the last flush: start the ``Options/flushDelay`` timer.
+        var startTimer = false
     }
 
     /// Buffers an update with the next sequence of its document; nil when the document's
@@ -49,9 +58,7 @@ extension DocumentStore {
     /// `assignedSequence` holds an entry only for a resident document (evict and delete
     /// remove it under the lock after committing), so a hit needs no look at the
     /// metadata, and the sequence is read and bumped in place with one hash of the id.
-    private func enqueue(
-        _ update: [UInt8], to id: DocumentID, isLocal: Bool
-    ) throws(AccordError) -> (sequence: UInt64, fill: BufferFill, schedule: Bool)? {
+    private func enqueue(_ update: [UInt8], to id: DocumentID, isLocal: Bool) throws(AccordError) -> Queued? {
         if isClosed { throw AccordError(.storeClosed, "the document store is closed") }
         let sequence: UInt64
         if let slot = assignedSequence.index(forKey: id) {
@@ -65,10 +72,18 @@ extension DocumentStore {
         }
         buffer.append(BufferedUpdate(id: id, sequence: sequence, bytes: update, isLocal: isLocal))
         bufferedBytes += update.count
-        let fill = BufferFill(count: buffer.count, bytes: bufferedBytes, options: options)
-        let schedule = fill == .below && !flushScheduled && options.flushDelay != nil
-        if schedule { flushScheduled = true }
-        return (sequence, fill, schedule)
+        var queued = Queued(sequence: sequence, fill: BufferFill(count: buffer.count, bytes: bufferedBytes, options: options))
+        switch queued.fill {
+        case .full where !thresholdCommitRequested:
+            thresholdCommitRequested = true
+            queued.commitNow = true
+        case .below where !flushScheduled && options.flushDelay != nil:
+            flushScheduled = true
+            queued.startTimer = true
+        default:
+            break
+        }
+        return queued
     }
 
     /// How full the append buffer is against the thresholds in ``Options``.
@@ -106,6 +121,9 @@ extension DocumentStore {
             buffer = []
             bufferedBytes = 0
             deferredError = nil
+            // A threshold commit still waiting to start would find less than a
+            // threshold's worth; the next threshold may ask for another.
+            thresholdCommitRequested = false
             let tallies = Self.tallies(taken)
             for tally in tallies where tally.local > 0 { committingLocal[tally.id, default: 0] += tally.local }
             defer { droppedAppendError = nil }
@@ -202,14 +220,10 @@ extension DocumentStore {
         return result
     }
 
-    private func scheduleFlush(after delay: Duration) {
-        let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [weak self] in
-            guard let self else { return }
-            self.withLock { self.flushScheduled = false }
-            if self.withLock({ self.isClosed }) { return }
-            self.flushRecordingFailure()
-        }
+    /// A flush started by a threshold or the timer, off the editing thread.
+    private func backgroundFlush() {
+        if withLock({ isClosed }) { return }
+        flushRecordingFailure()
     }
 
     /// Flushes, keeping a failure for the next explicit flush() to report.

@@ -52,6 +52,8 @@ public final class DocumentStore: @unchecked Sendable {
     /// opened; an entry is removed when the document is evicted or deleted.
     var assignedSequence: [DocumentID: UInt64] = [:]
     var flushScheduled = false
+    /// A commit asked for by an append that reached a threshold has not yet taken the buffer.
+    var thresholdCommitRequested = false
     var deferredError: AccordError?
     /// Why an attached document's update could not be appended (see StoredDocument).
     var droppedAppendError: AccordError?
