@@ -33,7 +33,7 @@ public final class SQLiteStorageAdapter: StorageAdapter {
 
     /// The statement every appended log entry runs, held here so that an append does
     /// not hash its SQL text to find it in the connection's cache (that showed in
-    /// profiles of a flush of many keystrokes). Reset after each use.
+    /// profiles of a flush of many keystrokes). Reset after each use (by runBorrowing).
     private var insertLogEntry: SQLiteStatement?
 
     /// Opens or creates the database file at `path` (`:memory:` for a private
@@ -164,9 +164,7 @@ public final class SQLiteStorageAdapter: StorageAdapter {
             let insert = try insertLogEntryStatement()
             try insert.bind(log, at: 1)
             try insert.bind(Int64(sequence), at: 2)
-            try insert.bind(blob: value, at: 3)
-            try insert.step()
-            insert.reset()
+            try insert.runBorrowing(blob: value, at: 3)
             lastSequences[log] = sequence
         case .truncateLog(let category, let key, let through):
             guard let log = try existingLogID(category, key) else { return }
