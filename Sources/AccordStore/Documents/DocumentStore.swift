@@ -18,7 +18,7 @@ public import AccordCRDT
 /// writes nothing.
 ///
 /// **Compaction** folds the log into a new snapshot in one atomic batch when the log
-/// passes the thresholds in ``Options`` (on a low-priority background thread, so appends go on
+/// passes the thresholds in ``Options`` (on a background thread, replaying below the editing threads' priority, so appends go on
 /// meanwhile; entries appended during a fold stay in the log), except while the document holds pending
 /// structs (an update whose predecessor has not arrived), because a fold would drop
 /// them; it resumes when a remote update arrives.
