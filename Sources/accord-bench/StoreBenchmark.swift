@@ -43,7 +43,8 @@ struct StoreBenchmark {
                 try store.flush()
             }
             emit("append_batched", trace.name, timing, ops: batch.count, note:
-                "single-keystroke updates of the trace appended with default batching, then one flush; local (kept for sending); "
+                "single-keystroke updates of the trace appended with default batching (threshold commits run off the appending "
+                    + "thread), then one flush; local (kept for sending); "
                     + "automatic compaction runs in the background, and the next sample starts after it")
         }
 

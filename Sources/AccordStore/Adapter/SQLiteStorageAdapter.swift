@@ -34,6 +34,11 @@ public final class SQLiteStorageAdapter: StorageAdapter {
     /// Where blob content goes (see ``BlobDirectory``): nil keeps it in the database.
     public let blobDirectory: BlobDirectory?
 
+    /// The statement every appended log entry runs, held here so that an append does
+    /// not hash its SQL text to find it in the connection's cache (that showed in
+    /// profiles of a flush of many keystrokes). Reset after each use (by runBorrowing).
+    private var insertLogEntry: SQLiteStatement?
+
     /// Opens or creates the database file at `path` (`:memory:` for a private
     /// in-memory database, whose blobs stay in it). Blob content goes to files in
     /// `<path>.blobs` unless `blobFiles` says otherwise.
@@ -166,12 +171,10 @@ public final class SQLiteStorageAdapter: StorageAdapter {
                     .invalidArgument, "log sequence \(sequence) is not after \(last)",
                     details: ["category": category.rawValue, "key": key])
             }
-            let insert = try connection.cachedStatement("INSERT INTO accord_logs (log, sequence, value) VALUES (?, ?, ?)")
+            let insert = try insertLogEntryStatement()
             try insert.bind(log, at: 1)
             try insert.bind(Int64(sequence), at: 2)
-            try insert.bind(blob: value, at: 3)
-            try insert.step()
-            insert.reset()
+            try insert.runBorrowing(blob: value, at: 3)
             lastSequences[log] = sequence
         case .truncateLog(let category, let key, let through):
             guard let log = try existingLogID(category, key) else { return }
@@ -197,6 +200,13 @@ public final class SQLiteStorageAdapter: StorageAdapter {
         let id = connection.lastInsertRowID
         logIDs[LogName(category, key)] = id
         return id
+    }
+
+    private func insertLogEntryStatement() throws(AccordError) -> SQLiteStatement {
+        if let insertLogEntry { return insertLogEntry }
+        let statement = try connection.prepare("INSERT INTO accord_logs (log, sequence, value) VALUES (?, ?, ?)")
+        insertLogEntry = statement
+        return statement
     }
 
     private func existingLogID(_ category: StorageCategory, _ key: String) throws(AccordError) -> Int64? {

@@ -12,39 +12,78 @@ extension DocumentStore {
     /// for bytes from elsewhere.
     @discardableResult
     public func append(_ update: [UInt8], to id: DocumentID, isLocal: Bool = true) throws(AccordError) -> UInt64 {
-        let metadata = try metadata(id)
-        guard metadata.isResident else { throw Self.evicted(id) }
-        let (sequence, fill, shouldSchedule) = try withLock { () throws(AccordError) -> (UInt64, BufferFill, Bool) in
-            if isClosed { throw AccordError(.storeClosed, "the document store is closed") }
-            let sequence = (assignedSequence[id] ?? metadata.lastSequence) + 1
-            assignedSequence[id] = sequence
-            buffer.append(BufferedUpdate(id: id, sequence: sequence, bytes: update, isLocal: isLocal))
-            bufferedBytes += update.count
-            let fill = BufferFill(count: buffer.count, bytes: bufferedBytes, options: options)
-            let schedule = fill == .below && !flushScheduled && options.flushDelay != nil
-            if schedule { flushScheduled = true }
-            return (sequence, fill, schedule)
+        // The first append to a document reads its metadata into the cache; after that
+        // an append is one hold of the lock and one lookup of the id.
+        var queued = try withLock { () throws(AccordError) in try enqueue(update, to: id, isLocal: isLocal) }
+        if queued == nil {
+            _ = try metadata(id)
+            queued = try withLock { () throws(AccordError) in try enqueue(update, to: id, isLocal: isLocal) }
         }
-        switch fill {
-        case .full:
-            // Commit now, unless another commit (a flush, or a compaction writing its
-            // snapshot) holds the write lock: then keep appending and let the next
-            // append or the timer commit, rather than stall the editing thread. A
-            // failure keeps everything buffered for the next flush() to report.
-            if writeLock.try() {
-                defer { writeLock.unlock() }
-                flushRecordingFailure()
-            }
-        case .overflowing:
-            // Far past the threshold: wait for the write lock, so memory stays bounded.
+        // Still nil: deleted since the metadata was read.
+        guard let queued else { throw Self.notFound(id) }
+        if queued.fill == .overflowing {
+            // Far past the threshold (commits cannot keep up): wait for the write lock
+            // and commit here, so memory stays bounded.
             flushRecordingFailure()
-        case .below:
+        } else if queued.commitNow {
+            // At the threshold: commit on another thread, so the editing thread only
+            // buffers (committing a thousand keystrokes, SQLite inserts and an fsync,
+            // was most of its time). A failure keeps everything buffered for the next
+            // flush() to report.
+            DispatchQueue.global(qos: .userInitiated).async { [weak self] in self?.backgroundFlush() }
+        } else if queued.startTimer, let delay = options.flushDelay {
+            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [weak self] in
+                guard let self else { return }
+                self.withLock { self.flushScheduled = false }
+                self.backgroundFlush()
+            }
+        }
+        return queued.sequence
+    }
+
+    /// What ``enqueue(_:to:isLocal:)`` did, and which commit the caller is to start.
+    private struct Queued {
+        var sequence: UInt64
+        var fill: BufferFill
+        /// The buffer reached a threshold and no threshold commit is waiting to start.
+        var commitNow = false
+        /// The first update since the last flush: start the ``Options/flushDelay`` timer.
+        var startTimer = false
+    }
+
+    /// Buffers an update with the next sequence of its document; nil when the document's
+    /// metadata is not cached. Caller holds `lock`.
+    ///
+    /// `assignedSequence` holds an entry only for a resident document (evict and delete
+    /// remove it under the lock after committing), so a hit needs no look at the
+    /// metadata, and the sequence is read and bumped in place with one hash of the id.
+    private func enqueue(_ update: [UInt8], to id: DocumentID, isLocal: Bool) throws(AccordError) -> Queued? {
+        if isClosed { throw AccordError(.storeClosed, "the document store is closed") }
+        let sequence: UInt64
+        if let slot = assignedSequence.index(forKey: id) {
+            assignedSequence.values[slot] += 1
+            sequence = assignedSequence.values[slot]
+        } else {
+            guard let metadata = metadataCache[id] else { return nil }
+            guard metadata.isResident else { throw Self.evicted(id) }
+            sequence = metadata.lastSequence + 1
+            assignedSequence[id] = sequence
+        }
+        buffer.append(BufferedUpdate(id: id, sequence: sequence, bytes: update, isLocal: isLocal))
+        bufferedBytes += update.count
+        var queued = Queued(sequence: sequence, fill: BufferFill(count: buffer.count, bytes: bufferedBytes, options: options))
+        switch queued.fill {
+        case .full where !thresholdCommitRequested:
+            thresholdCommitRequested = true
+            queued.commitNow = true
+        case .below where !flushScheduled && options.flushDelay != nil:
+            flushScheduled = true
+            queued.startTimer = true
+        default:
             break
         }
-        if shouldSchedule, let delay = options.flushDelay {
-            scheduleFlush(after: delay)
-        }
-        return sequence
+        return queued
     }
 
     /// How full the append buffer is against the thresholds in ``Options``.
@@ -77,14 +116,18 @@ extension DocumentStore {
     public func flush() throws(AccordError) {
         writeLock.lock()
         defer { writeLock.unlock() }
-        let (batch, dropped) = withLock { () -> ([BufferedUpdate], AccordError?) in
+        let (batch, tallies, dropped) = withLock { () -> ([BufferedUpdate], [BatchTally], AccordError?) in
             let taken = buffer
             buffer = []
             bufferedBytes = 0
             deferredError = nil
-            for update in taken where update.isLocal { committingLocal[update.id, default: 0] += 1 }
+            // A threshold commit still waiting to start would find less than a
+            // threshold's worth; the next threshold may ask for another.
+            thresholdCommitRequested = false
+            let tallies = Self.tallies(taken)
+            for tally in tallies where tally.local > 0 { committingLocal[tally.id, default: 0] += tally.local }
             defer { droppedAppendError = nil }
-            return (taken, droppedAppendError)
+            return (taken, tallies, droppedAppendError)
         }
         guard !batch.isEmpty else {
             if let dropped { throw dropped }
@@ -94,15 +137,15 @@ extension DocumentStore {
         // updates are visible again where hasUnacknowledgedWrites looks.
         defer {
             withLock {
-                for update in batch where update.isLocal {
-                    committingLocal[update.id, default: 1] -= 1
-                    if committingLocal[update.id] == 0 { committingLocal[update.id] = nil }
+                for tally in tallies where tally.local > 0 {
+                    committingLocal[tally.id, default: tally.local] -= tally.local
+                    if committingLocal[tally.id] == 0 { committingLocal[tally.id] = nil }
                 }
             }
         }
         let committed: [DocumentMetadata]
         do {
-            committed = try commit(batch)
+            committed = try commit(batch, tallies)
         } catch {
             withLock {
                 buffer = batch + buffer
@@ -111,15 +154,9 @@ extension DocumentStore {
             }
             throw error
         }
-        // One pass over the batch: per document, its first sequence and the local/remote split.
-        var tallies: [DocumentID: (first: UInt64, local: Int, remote: Int)] = [:]
-        for update in batch {
-            var tally = tallies[update.id] ?? (update.sequence, 0, 0)
-            if update.isLocal { tally.local += 1 } else { tally.remote += 1 }
-            tallies[update.id] = tally
-        }
+        let byDocument = Dictionary(uniqueKeysWithValues: tallies.map { ($0.id, $0) })
         for metadata in committed {
-            guard let tally = tallies[metadata.id] else { continue }
+            guard let tally = byDocument[metadata.id] else { continue }
             var change = DocumentChange(id: metadata.id, kind: .appended(tally.first...metadata.lastSequence))
             change.localUpdates = tally.local
             change.remoteUpdates = tally.remote
@@ -138,33 +175,39 @@ extension DocumentStore {
 
     /// Writes a batch of buffered updates and the metadata of the documents they touch
     /// in one atomic commit. Returns the new metadata. Caller holds `writeLock`.
-    private func commit(_ batch: [BufferedUpdate]) throws(AccordError) -> [DocumentMetadata] {
-        var order: [DocumentID] = []
-        var updated: [DocumentID: DocumentMetadata] = [:]
+    private func commit(_ batch: [BufferedUpdate], _ tallies: [BatchTally]) throws(AccordError) -> [DocumentMetadata] {
+        // Each document's metadata, updated in place per entry (a copy of the struct per
+        // entry showed in profiles); nil for a document deleted or evicted since the
+        // append, whose updates have nowhere to go.
+        var updated: [DocumentMetadata?] = []
+        var positions: [DocumentID: Int] = [:]
+        for tally in tallies {
+            positions[tally.id] = updated.count
+            let metadata = try readMetadata(tally.id)
+            updated.append(metadata?.isResident == true ? metadata : nil)
+        }
         var operations: [StorageOperation] = []
-        operations.reserveCapacity(batch.count * 2 + 8)
-        let now = options.now()
+        operations.reserveCapacity(batch.count + tallies.count)
+        var current = -1
         for update in batch {
-            if updated[update.id] == nil {
-                // A document deleted or evicted since the append has nowhere to go.
-                guard let metadata = try readMetadata(update.id), metadata.isResident else { continue }
-                updated[update.id] = metadata
-                order.append(update.id)
+            // Runs of one document: hash the id only when it changes (see tallies(_:)).
+            if current < 0 || tallies[current].id != update.id {
+                guard let position = positions[update.id] else { continue }
+                current = position
             }
-            guard var metadata = updated[update.id] else { continue }
+            guard let localOnly = updated[current]?.localOnly else { continue }
             let value = LogEntryFormat.encode(update.bytes, isLocal: update.isLocal)
             operations.append(.append(DocumentCategories.log, key: update.id.rawValue, sequence: update.sequence, value: value))
-            if update.isLocal && !metadata.localOnly { metadata.lastLocalSequence = update.sequence }
-            metadata.lastSequence = update.sequence
-            metadata.logBytes += value.count
-            metadata.logCount += 1
-            metadata.updated = now
-            updated[update.id] = metadata
+            if update.isLocal && !localOnly { updated[current]?.lastLocalSequence = update.sequence }
+            updated[current]?.lastSequence = update.sequence
+            updated[current]?.logBytes += value.count
+            updated[current]?.logCount += 1
         }
+        let now = options.now()
         var result: [DocumentMetadata] = []
-        for id in order {
-            guard let metadata = updated[id] else { continue }
-            operations.append(.put(DocumentCategories.metadata, key: id.rawValue, value: try metadata.encoded()))
+        for case var metadata? in updated {
+            metadata.updated = now
+            operations.append(.put(DocumentCategories.metadata, key: metadata.id.rawValue, value: try metadata.encoded()))
             result.append(metadata)
         }
         guard !result.isEmpty else { return [] }
@@ -172,19 +215,15 @@ extension DocumentStore {
         try storage.withAdapter { try $0.commit(operationsToCommit) }
         withLock {
             for metadata in result { metadataCache[metadata.id] = metadata }
-            for update in batch where !update.isLocal { compactionBlocked.remove(update.id) }
+            for tally in tallies where tally.remote > 0 { compactionBlocked.remove(tally.id) }
         }
         return result
     }
 
-    private func scheduleFlush(after delay: Duration) {
-        let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [weak self] in
-            guard let self else { return }
-            self.withLock { self.flushScheduled = false }
-            if self.withLock({ self.isClosed }) { return }
-            self.flushRecordingFailure()
-        }
+    /// A flush started by a threshold or the timer, off the editing thread.
+    private func backgroundFlush() {
+        if withLock({ isClosed }) { return }
+        flushRecordingFailure()
     }
 
     /// Flushes, keeping a failure for the next explicit flush() to report.

@@ -28,29 +28,42 @@ extension DocumentStore {
     /// Reads the stored content, builds the snapshot without holding the write lock
     /// (appends and flushes go on meanwhile), then commits snapshot, truncation and
     /// metadata in one batch. Entries appended after the read stay in the log.
-    func fold(_ id: DocumentID) throws(AccordError) -> CompactionResult {
+    ///
+    /// In the background (`lowPriority`), replaying and encoding, which hold no lock,
+    /// run below the editing threads' priority (see ``CompactionWorker``).
+    func fold(_ id: DocumentID, lowPriority: Bool = false) throws(AccordError) -> CompactionResult {
         let content = try readContent(id)
         guard !content.log.isEmpty else { return .nothingToCompact }
-        let doc = Doc(gc: options.garbageCollectOnCompaction)
-        try Self.replay(content, into: doc)
-        guard !doc.hasPendingUpdates else {
+        let gc = options.garbageCollectOnCompaction
+        let build = { @Sendable () throws(AccordError) -> [UInt8]? in
+            let doc = Doc(gc: gc)
+            try Self.replay(content, into: doc)
+            return doc.hasPendingUpdates ? nil : doc.encodeStateAsUpdate()
+        }
+        guard let snapshot = try lowPriority ? CompactionWorker.atLowPriority(build) : build() else {
             withLock { _ = compactionBlocked.insert(id) }
             return .skippedPendingStructs
         }
-        let snapshot = doc.encodeStateAsUpdate()
-        let foldedThrough = content.log.last?.sequence ?? content.metadata.snapshotSequence
-        let foldedBytes = content.log.reduce(0) { $0 + $1.value.count }
 
         writeLock.lock()
         defer { writeLock.unlock() }
+        guard try commitFold(id, content, snapshot: snapshot) else { return .superseded }
+        notify(DocumentChange(id: id, kind: .compacted))
+        return .compacted(snapshotBytes: snapshot.count)
+    }
+
+    /// Commits a fold of `content` into `snapshot`; false when another compaction, an
+    /// eviction or a restore changed the snapshot meanwhile. Caller holds `writeLock`.
+    private func commitFold(_ id: DocumentID, _ content: StoredContent, snapshot: [UInt8]) throws(AccordError) -> Bool {
         try checkOpen()
         guard var metadata = try readMetadata(id), metadata.isResident,
             metadata.incarnation == content.metadata.incarnation,
             metadata.snapshotSequence == content.metadata.snapshotSequence
-        else { return .superseded }
+        else { return false }
+        let foldedThrough = content.log.last?.sequence ?? content.metadata.snapshotSequence
         metadata.snapshotSequence = foldedThrough
         metadata.snapshotBytes = snapshot.count
-        metadata.logBytes -= foldedBytes
+        metadata.logBytes -= content.log.reduce(0) { $0 + $1.value.count }
         metadata.logCount -= content.log.count
         // Local updates the server has not acknowledged leave the log with the fold;
         // their bytes move to the outbound log so they can still be resent.
@@ -68,12 +81,11 @@ extension DocumentStore {
             .truncateLog(DocumentCategories.log, key: id.rawValue, through: foldedThrough),
         ]
         try commitMetadata(metadata, extra: operations)
-        notify(DocumentChange(id: id, kind: .compacted))
-        return .compacted(snapshotBytes: snapshot.count)
+        return true
     }
 
     /// Compacts the documents of a flush that passed the thresholds: on the store's
-    /// background queue by default, so a burst of appends is not held up by a fold,
+    /// compaction thread by default (see ``CompactionWorker``), so a burst of appends is not held up by a fold,
     /// or right away when ``Options/compactInBackground`` is off. The updates are
     /// already durable, so a failed compaction loses nothing; the next flush of the
     /// document tries again.
@@ -87,15 +99,15 @@ extension DocumentStore {
             }
             guard start else { continue }
             let run: @Sendable () -> Void = { [self] in
-                _ = try? fold(id)
+                _ = try? fold(id, lowPriority: options.compactInBackground)
                 withLock { _ = compactionsRunning.remove(id) }
             }
-            if options.compactInBackground { compactionQueue.async(execute: run) } else { run() }
+            if options.compactInBackground { compactionWorker.submit(run) } else { run() }
         }
     }
 
     /// Returns when every background compaction started so far has finished.
     public func waitForCompactions() {
-        compactionQueue.sync {}
+        compactionWorker.waitUntilIdle()
     }
 }

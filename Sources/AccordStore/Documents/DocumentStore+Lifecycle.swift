@@ -30,7 +30,11 @@ extension DocumentStore {
         metadata.acknowledgedSequence = metadata.lastSequence
         metadata.updated = options.now()
         try commitMetadata(metadata, extra: contentRemoval(id))
-        withLock { _ = compactionBlocked.remove(id) }
+        withLock {
+            // Appends from now on look at the metadata and find it evicted.
+            assignedSequence[id] = nil
+            compactionBlocked.remove(id)
+        }
         notify(DocumentChange(id: id, kind: .evicted))
     }
 

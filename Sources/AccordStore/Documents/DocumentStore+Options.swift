@@ -5,7 +5,9 @@ extension DocumentStore {
     public struct Options: Sendable {
         /// Appends are buffered in memory and committed together when this many are
         /// waiting, when ``maxBufferedBytes`` is reached, when ``flushDelay`` has passed
-        /// since the first of them, or on ``DocumentStore/flush()``.
+        /// since the first of them (those three on a background thread, so the thread
+        /// that appends does not wait for the commit), or on ``DocumentStore/flush()``.
+        /// At eight times either threshold an append commits itself, waiting if need be.
         public var maxBufferedUpdates = 1024
         public var maxBufferedBytes = 1 << 20
         /// How long an append may wait in memory before a background flush commits it;

@@ -18,7 +18,7 @@ public import AccordCRDT
 /// writes nothing.
 ///
 /// **Compaction** folds the log into a new snapshot in one atomic batch when the log
-/// passes the thresholds in ``Options`` (on a background queue, so appends go on
+/// passes the thresholds in ``Options`` (on a background thread, replaying below the editing threads' priority, so appends go on
 /// meanwhile; entries appended during a fold stay in the log), except while the document holds pending
 /// structs (an update whose predecessor has not arrived), because a fold would drop
 /// them; it resumes when a remote update arrives.
@@ -48,8 +48,12 @@ public final class DocumentStore: @unchecked Sendable {
     /// updated the metadata: still unacknowledged, though in neither place.
     var committingLocal: [DocumentID: Int] = [:]
     var metadataCache: [DocumentID: DocumentMetadata] = [:]
+    /// The last sequence given to each resident document appended to since the store
+    /// opened; an entry is removed when the document is evicted or deleted.
     var assignedSequence: [DocumentID: UInt64] = [:]
     var flushScheduled = false
+    /// A commit asked for by an append that reached a threshold has not yet taken the buffer.
+    var thresholdCommitRequested = false
     var deferredError: AccordError?
     /// Why an attached document's update could not be appended (see StoredDocument).
     var droppedAppendError: AccordError?
@@ -61,7 +65,7 @@ public final class DocumentStore: @unchecked Sendable {
     /// Documents with a compaction queued or running.
     var compactionsRunning: Set<DocumentID> = []
     /// Runs automatic compactions one at a time, off the thread that flushed.
-    let compactionQueue = DispatchQueue(label: "accord.store.compaction", qos: .utility)
+    let compactionWorker = CompactionWorker()
 
     /// An update waiting in memory for the next commit.
     struct BufferedUpdate {
