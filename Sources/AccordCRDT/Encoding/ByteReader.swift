@@ -128,12 +128,8 @@ public struct ByteReader: Sendable {
         while i < end {
             let b0 = bytes[i]
             if b0 < 0x80 {
-                // A run of ASCII, nearly all text: one append for the run, not one per unit
-                // (each checks capacity and uniqueness).
-                var j = i + 1
-                while j < end, bytes[j] < 0x80 { j += 1 }
-                out.append(contentsOf: bytes[i..<j].lazy.map { UInt16($0) })
-                i = j
+                out.append(UInt16(b0))
+                i += 1
                 continue
             }
             var scalar: UInt32
