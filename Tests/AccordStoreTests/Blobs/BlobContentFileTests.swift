@@ -234,21 +234,14 @@ import AccordTesting
     @Test func collectionLeavesARunningUploadFileAlone() throws {
         let (store, directory) = try BlobBackend.sqlite.makeStore(tuning: .init(chunkSize: 4096, chunksPerBatch: 1))
         defer { withExtendedLifetime(directory) {} }
-        let fifo = try #require(directory).file("fifo")
-        #expect(mkfifo(fifo, 0o600) == 0)
         let pieces = (0..<4).map { BlobFixtures.randomBytes(4096, seed: UInt64($0)) }
-        let result = ResultBox()
-        let putter = Thread { result.set(Result { try store.put(contentsOfFile: fifo, referencedBy: "doc") }) }
-        putter.start()
-        let writer = try FileHandle(forWritingTo: URL(fileURLWithPath: fifo))
-        for (index, piece) in pieces.enumerated() {
-            try writer.write(contentsOf: piece)
-            try Self.waitUntil { try Self.uploadedBytes(store) == (index + 1) * 4096 }
-            #expect(try store.collectGarbage().removedOrphanUploads == 0, "after piece \(index + 1)")
-        }
-        try writer.close()
-        try Self.waitUntil { result.value != nil }
-        let info = try #require(result.value).get()
+        let info = try BlobFixtures.putThroughFIFO(
+            store, at: try #require(directory).file("fifo"), pieces: pieces,
+            whenWritten: { written in try Self.uploadedBytes(store) == written * 4096 },
+            check: { written in
+                let report = try store.collectGarbage()
+                #expect(report.removedOrphanUploads == 0, "after piece \(written)")
+            })
         #expect(try store.get(info.hash) == Array(pieces.joined()))
         #expect(try BlobFixtures.directoryNames(store) == [info.hash.hex])
     }
@@ -259,14 +252,6 @@ import AccordTesting
             let path = store.directory?.path
         else { return 0 }
         return (try FileManager.default.attributesOfItem(atPath: "\(path)/\(name)")[.size] as? Int) ?? 0
-    }
-
-    private static func waitUntil(_ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(30)
-        while try !condition() {
-            guard Date() < deadline else { throw BlobInterruptionTests.WaitTimedOut() }
-            Thread.sleep(forTimeInterval: 0.001)
-        }
     }
 }
 

@@ -40,25 +40,16 @@ import AccordTesting
     /// collecting garbage after each chunk was committed.
     @Test func collectionLeavesARunningPutAlone() throws {
         let directory = try TemporaryDirectory()
-        let fifo = directory.file("fifo")
-        #expect(mkfifo(fifo, 0o600) == 0)
         // 4096-byte chunks: one FIFO write (PIPE_BUF on Linux) is one chunk and one batch.
         let store = try BlobStore(storage: .inMemory(), tuning: .init(chunkSize: 4096, chunksPerBatch: 1))
         let pieces = (0..<5).map { BlobFixtures.randomBytes(4096, seed: UInt64($0)) }
-        let result = ResultBox()
-        let putter = Thread { result.set(Result { try store.put(contentsOfFile: fifo, referencedBy: "doc") }) }
-        putter.start()
-        // Opening blocks until the put opened the other end.
-        let writer = try FileHandle(forWritingTo: URL(fileURLWithPath: fifo))
-        for (index, piece) in pieces.enumerated() {
-            try writer.write(contentsOf: piece)
-            try Self.waitUntil { try Self.committedChunks(store) == UInt64(index + 1) }
-            let report = try store.collectGarbage()
-            #expect(report.removedOrphanUploads == 0, "after chunk \(index + 1)")
-        }
-        try writer.close()
-        try Self.waitUntil { result.value != nil }
-        let info = try #require(result.value).get()
+        let info = try BlobFixtures.putThroughFIFO(
+            store, at: directory.file("fifo"), pieces: pieces,
+            whenWritten: { written in try Self.committedChunks(store) == UInt64(written) },
+            check: { written in
+                let report = try store.collectGarbage()
+                #expect(report.removedOrphanUploads == 0, "after chunk \(written)")
+            })
         #expect(try store.get(info.hash) == Array(pieces.joined()))
     }
 
@@ -68,54 +59,5 @@ import AccordTesting
             guard let key = try adapter.logKeys(in: BlobFixtures.chunks).first else { return 0 }
             return try adapter.lastSequence(BlobFixtures.chunks, key: key) ?? 0
         }
-    }
-
-    private static func waitUntil(_ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(30)
-        while try !condition() {
-            guard Date() < deadline else { throw WaitTimedOut() }
-            Thread.sleep(forTimeInterval: 0.001)
-        }
-    }
-
-    struct WaitTimedOut: Error {}
-}
-
-/// The outcome of a put on another thread.
-final class ResultBox: @unchecked Sendable {
-    // Invariant behind @unchecked Sendable: `result` is touched only with `lock` held.
-    private let lock = NSLock()
-    private var result: Result<BlobInfo, any Error>?
-
-    func set(_ value: Result<BlobInfo, any Error>) {
-        lock.lock()
-        defer { lock.unlock() }
-        result = value
-    }
-
-    var value: Result<BlobInfo, any Error>? {
-        lock.lock()
-        defer { lock.unlock() }
-        return result
-    }
-}
-
-/// A memory adapter whose commits number `failingCommits` (counting from 1) throw, as a
-/// full disk or a lost connection would. Used by one test at a time only.
-final class FailingAdapter: ForwardingAdapter {
-    private let failingCommits: Set<Int>
-    private(set) var commits = 0
-
-    init(failingCommits: Set<Int>) {
-        self.failingCommits = failingCommits
-        super.init()
-    }
-
-    struct InjectedFailure: Error {}
-
-    override func commit(_ batch: [StorageOperation]) throws {
-        commits += 1
-        if failingCommits.contains(commits) { throw InjectedFailure() }
-        try inner.commit(batch)
     }
 }
