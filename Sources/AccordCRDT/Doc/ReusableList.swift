@@ -37,11 +37,6 @@ struct ReusableList<Element>: RandomAccessCollection, MutableCollection {
         count += 1
     }
 
-    /// Not the generic `Collection` versions, which cost more than the work around them
-    /// on the per-keystroke paths.
-    var first: Element? { count > 0 ? storage[0] : nil }
-    var last: Element? { count > 0 ? storage[count - 1] : nil }
-
     /// Empties the list, keeping every slot for the next use.
     mutating func removeAll() { count = 0 }
 
