@@ -2,11 +2,12 @@
 /// garbage collection, struct merging, then the update event.
 extension Doc {
     func cleanup(_ tr: inout TransactionState) {
-        tr.deletes.normalize(clientIDs: store.clientIDs)
+        // Guarded here: passing the client IDs retains them, even when there is nothing to sort.
+        if tr.deletes.ranges.count > 1 { tr.deletes.normalize(clientIDs: store.clientIDs) }
         callObservers(&tr)
         if tr.needFormattingCleanup { cleanupFormattingAfterRemote(tr) }
 
-        if !tr.deletesWereAllAbsorbed {
+        if !tr.deletes.isEmpty, !tr.deletesWereAllAbsorbed {
             if gc, !tr.deletes.isEmpty { store.collectGarbage(tr.deletes) }
             mergeDeleted(tr.deletes)
         }

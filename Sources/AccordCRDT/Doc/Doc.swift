@@ -114,7 +114,11 @@ public final class Doc {
 
     func beginTransaction(origin: Origin?, local: Bool) {
         if transactionDepth == 0 {
-            transaction.reset(origin: origin, local: local, clientState: store.clientState)
+            transaction.reset(origin: origin, local: local)
+            // Element by element from the store: passing the array would retain it.
+            let clients = store.clientState.count
+            if transaction.beforeState.count != clients { transaction.beforeState = store.clientState }
+            for c in 0..<clients { transaction.beforeState[c] = store.clientState[c] }
             transaction.ownClient = localClient
         }
         transactionDepth += 1
@@ -130,12 +134,25 @@ public final class Doc {
         }
         isCleaningUp = true
         defer { isCleaningUp = false }
+        if cleanupRunsNoOutsideCode {
+            // Nothing can open a transaction while this one is cleaned up, so it is
+            // cleaned up in place (swapping the two states copies both).
+            cleanup(&transaction)
+            return
+        }
         swap(&transaction, &finishing)
         cleanup(&finishing)
         while !cleanupQueue.isEmpty {
             finishing = cleanupQueue.removeFirst()
             cleanup(&finishing)
         }
+    }
+
+    /// Whether cleaning up the transaction in progress can only run the engine's own
+    /// steps: no observer or update handler (user code, which may edit), and no text
+    /// formatting clean-up (which remote changes schedule and which edits).
+    private var cleanupRunsNoOutsideCode: Bool {
+        transaction.local && updateHandlers.isEmpty && typeObservers.isEmpty && deepObservers.isEmpty
     }
 
     /// Runs `body` inside the current transaction, or a new local one.

@@ -39,17 +39,14 @@ struct TransactionState {
         var key: Int32
     }
 
-    /// Prepares a used state for a new transaction, keeping its buffers' capacity.
-    mutating func reset(origin: Origin?, local: Bool, clientState: [UInt32]) {
-        self.origin = origin
+    /// Prepares a used state for a new transaction, keeping its buffers' capacity. The
+    /// caller fills ``beforeState``.
+    mutating func reset(origin: Origin?, local: Bool) {
+        // Assigning nil over nil still retains and releases the string's storage.
+        if origin != nil || self.origin != nil { self.origin = origin }
         self.local = local
-        // Element-wise copies and count-only clears (ReusableList): the generic
-        // removeAll/append paths cost more than a keystroke's whole integration.
-        if beforeState.count == clientState.count {
-            for i in clientState.indices { beforeState[i] = clientState[i] }
-        } else {
-            beforeState = clientState
-        }
+        // Count-only clears (ReusableList): the generic removeAll path costs more than
+        // a keystroke's whole integration.
         deletes.ranges.removeAll()
         changed.removeAll()
         mergeStructs.removeAll()

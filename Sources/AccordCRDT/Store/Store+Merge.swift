@@ -61,8 +61,12 @@ extension Store {
     mutating func tryMergeWithLefts(client: Int, pos: Int) -> Int {
         var i = pos
         while i > 0 {
-            let lRef = clientStructs[client][i - 1]
             let rRef = clientStructs[client][i]
+            // The left neighbour in a gap-free client list ends at r.clock - 1, so an item
+            // whose origin is anything else cannot join it: decided without loading the
+            // left item, which is usually elsewhere in the document and not in the cache.
+            if items[Int(rRef)].kind != .gc, items[Int(rRef)].originClock &+ 1 != items[Int(rRef)].clock { break }
+            let lRef = clientStructs[client][i - 1]
             guard canMerge(items[Int(lRef)], lRef, items[Int(rRef)], rRef) else { break }
             merge(lRef, rRef)
             i -= 1
