@@ -4,7 +4,8 @@ extension Doc {
     func cleanup(_ tr: inout TransactionState) {
         // Guarded here: passing the client IDs retains them, even when there is nothing to sort.
         if tr.deletes.ranges.count > 1 { tr.deletes.normalize(clientIDs: store.clientIDs) }
-        callObservers(&tr)
+        // Only remote changes or observers give callObservers anything to do.
+        if !tr.local || !typeObservers.isEmpty || !deepObservers.isEmpty { callObservers(&tr) }
         if tr.needFormattingCleanup { cleanupFormattingAfterRemote(tr) }
 
         if !tr.deletes.isEmpty, !tr.deletesWereAllAbsorbed {

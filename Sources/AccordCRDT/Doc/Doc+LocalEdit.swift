@@ -51,6 +51,7 @@ extension Doc {
     }
 
     /// Editing a type that was deleted (or garbage-collected) is refused.
+    @inline(__always)
     func checkAlive(_ t: Int32) throws(AccordError) {
         let holder = store.types[Int(t)].item
         if holder != noItem, store.items[Int(holder)].deleted {

@@ -158,6 +158,13 @@ public final class Doc {
     /// Runs `body` inside the current transaction, or a new local one.
     @inline(__always)
     func withTransaction<R>(_ body: (inout TransactionState) throws(AccordError) -> R) throws(AccordError) -> R {
+        if transactionDepth > 0 {
+            // Inside a transaction (an edit in `transact`): only the depth changes, and
+            // it cannot return to zero here, so there is no clean-up to run.
+            transactionDepth += 1
+            defer { transactionDepth -= 1 }
+            return try body(&transaction)
+        }
         beginTransaction(origin: nil, local: true)
         defer { endTransaction() }
         return try body(&transaction)

@@ -12,9 +12,12 @@ struct TransactionState {
     var beforeState: [UInt32] = []
     /// What this transaction deleted.
     var deletes = LocalDeleteSet()
-    /// Types changed in this transaction with the key changed (-1 = the list part);
-    /// may hold duplicates.
-    var changed = ReusableList<ChangedType>()
+    /// The first type changed in this transaction, with the key changed (-1 = the list
+    /// part), then the others (``changed`` lists them all; duplicates possible). The first
+    /// is kept inline: nearly every transaction changes one type once, and even a reused
+    /// list's append checks that its buffer is uniquely referenced.
+    private var firstChanged: ChangedType? = nil
+    private var moreChanged = ReusableList<ChangedType>()
     /// Items whose right neighbour may now be mergeable into them.
     var mergeStructs = ReusableList<ItemRef>()
     /// Set when a remote transaction touched a text that has formatting.
@@ -48,7 +51,8 @@ struct TransactionState {
         // Count-only clears (ReusableList): the generic removeAll path costs more than
         // a keystroke's whole integration.
         deletes.ranges.removeAll()
-        changed.removeAll()
+        firstChanged = nil
+        moreChanged.removeAll()
         mergeStructs.removeAll()
         needFormattingCleanup = false
         extendedOwnItem = false
@@ -74,13 +78,27 @@ struct TransactionState {
 
     mutating func noteChanged(type: Int32, key: Int32) {
         let entry = ChangedType(type: type, key: key)
-        if changed.last != entry { changed.append(entry) }
+        guard let first = firstChanged else {
+            firstChanged = entry
+            return
+        }
+        let last = moreChanged.isEmpty ? first : moreChanged[moreChanged.count - 1]
+        if last != entry { moreChanged.append(entry) }
+    }
+
+    /// Whether a type this transaction changed satisfies `predicate` (no allocation: it
+    /// runs for every remote transaction).
+    func changedAnyType(where predicate: (Int32) -> Bool) -> Bool {
+        guard let firstChanged else { return false }
+        return predicate(firstChanged.type) || moreChanged.contains { predicate($0.type) }
     }
 
     /// The changed types with their keys, deduplicated.
     var changedKeys: [Int32: Set<Int32>] {
         var out: [Int32: Set<Int32>] = [:]
-        for c in changed { out[c.type, default: []].insert(c.key) }
+        guard let firstChanged else { return out }
+        out[firstChanged.type, default: []].insert(firstChanged.key)
+        for c in moreChanged { out[c.type, default: []].insert(c.key) }
         return out
     }
 }

@@ -2,11 +2,8 @@
 extension Doc {
     func callObservers(_ tr: inout TransactionState) {
         // Remote changes to formatted text schedule Yjs's formatting clean-up.
-        if !tr.local {
-            for t in tr.changed.lazy.map(\.type) where store.types[Int(t)].hasFormatting && isTextKind(store.types[Int(t)].kind) {
-                tr.needFormattingCleanup = true
-                break
-            }
+        if !tr.local, tr.changedAnyType(where: { store.types[Int($0)].hasFormatting && isTextKind(store.types[Int($0)].kind) }) {
+            tr.needFormattingCleanup = true
         }
         guard !typeObservers.isEmpty || !deepObservers.isEmpty else { return }
         if tr.extendedOwnItem {

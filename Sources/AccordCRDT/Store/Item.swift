@@ -17,17 +17,20 @@ enum ContentKind: UInt8 {
     case gc = 0, deleted = 1, json = 2, binary = 3, string = 4, embed = 5, format = 6, type = 7, any = 8, doc = 9
 
     /// Counts toward the parent's length when not deleted.
-    var isCountable: Bool { self != .gc && self != .deleted && self != .format }
+    @inline(__always) var isCountable: Bool { self != .gc && self != .deleted && self != .format }
     /// Adjacent items with this content may be joined into one.
-    var isMergeable: Bool { self == .string || self == .any || self == .json || self == .deleted || self == .gc }
+    @inline(__always) var isMergeable: Bool { self == .string || self == .any || self == .json || self == .deleted || self == .gc }
     /// Can be split at any unit.
-    var isSplittable: Bool { isMergeable }
+    @inline(__always) var isSplittable: Bool { isMergeable }
 }
 
 /// One struct of the document: a run of `length` units made by one client.
 ///
 /// Items are plain values in one arena (``Store/items``) linked by index, so the
 /// whole document is a few flat arrays instead of one object per run.
+///
+/// The small computed properties are forced inline: called out of line, each call
+/// copied the whole 56-byte item to the stack first.
 struct Item {
     var client: ClientIndex
     var clock: UInt32
@@ -49,12 +52,12 @@ struct Item {
     var a: UInt32 = 0
     var b: UInt32 = 0
 
-    var hasOrigin: Bool { originClient != noClient }
-    var hasRightOrigin: Bool { rightOriginClient != noClient }
-    var isCountable: Bool { kind.isCountable }
+    @inline(__always) var hasOrigin: Bool { originClient != noClient }
+    @inline(__always) var hasRightOrigin: Bool { rightOriginClient != noClient }
+    @inline(__always) var isCountable: Bool { kind.isCountable }
     /// Length it contributes to its parent's visible length right now.
-    var visibleLength: Int { (!deleted && kind.isCountable) ? Int(length) : 0 }
-    var lastClock: UInt32 { clock + length - 1 }
+    @inline(__always) var visibleLength: Int { (!deleted && kind.isCountable) ? Int(length) : 0 }
+    @inline(__always) var lastClock: UInt32 { clock + length - 1 }
 }
 
 /// A compact ID inside one store (client interned).

@@ -16,7 +16,9 @@
 extension Store {
     /// Whether a new item holding local text, between `left` and `right` in type `t`,
     /// would be merged into `left` at the end of the transaction. Call before the
-    /// text's units are appended to ``text``.
+    /// text's units are appended to ``text``. Inline: called out of line from the
+    /// mutating insert paths, it was handed a copy of the whole Store.
+    @inline(__always)
     func canExtendOwnLastItem(type t: Int32, left: ItemRef, right: ItemRef, ownClient own: ClientIndex) -> Bool {
         guard left != noItem, usesLocalShortcuts else { return false }
         let l = items[Int(left)]

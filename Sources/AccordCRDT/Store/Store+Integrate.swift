@@ -61,7 +61,9 @@ extension Store {
 
     /// The conflict loop: among concurrent items between left and right, find the
     /// left neighbour that orders this item deterministically on every replica.
-    private func resolveConflicts(_ ref: ItemRef, left startLeft: ItemRef, right: ItemRef) -> ItemRef {
+    /// `mutating` though it changes nothing: called from `integrate`, a non-mutating
+    /// method is handed a copy of the whole Store (a memcpy per integrated item).
+    private mutating func resolveConflicts(_ ref: ItemRef, left startLeft: ItemRef, right: ItemRef) -> ItemRef {
         let item = items[Int(ref)]
         let parent = Int(item.parent)
         var left = startLeft

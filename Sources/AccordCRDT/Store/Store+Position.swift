@@ -8,6 +8,10 @@ extension Store {
         var ref = types[Int(t)].start
         var before = 0
         let marker = types[Int(t)].markerItem, markerIndex = types[Int(t)].markerIndex
+        if marker != noItem, index >= markerIndex, index < markerIndex + items[Int(marker)].visibleLength {
+            // Typing and backspacing stay inside the marker's item.
+            return (marker, markerIndex)
+        }
         if marker != noItem, abs(markerIndex - index) < index {
             ref = marker
             before = markerIndex
@@ -18,16 +22,19 @@ extension Store {
         }
         var last = noItem
         while ref != noItem {
-            let item = items[Int(ref)]
-            let visible = item.visibleLength
+            let visible = items[Int(ref)].visibleLength
             if visible > 0 && index < before + visible {
-                types[Int(t)].markerItem = ref
-                types[Int(t)].markerIndex = before
+                // Typing finds the marker's own item: writing it back would still check
+                // that the types array is uniquely referenced.
+                if ref != marker || before != markerIndex {
+                    types[Int(t)].markerItem = ref
+                    types[Int(t)].markerIndex = before
+                }
                 return (ref, before)
             }
             before += visible
             last = ref
-            ref = item.right
+            ref = items[Int(ref)].right
         }
         if last != noItem {
             // Remember the end: the next append starts from here.
@@ -42,6 +49,13 @@ extension Store {
     /// `noItem` for index 0: a list insert at `index` goes right after it.
     mutating func itemEnding(at index: Int, type t: Int32) -> ItemRef {
         guard index > 0 else { return noItem }
+        let marker = types[Int(t)].markerItem
+        if marker != noItem {
+            // Typing on: the marker's item ends at the cursor, so seeking `index - 1`
+            // would find it and need no split.
+            let visible = items[Int(marker)].visibleLength
+            if visible > 0, types[Int(t)].markerIndex + visible == index { return marker }
+        }
         let (ref, before) = seek(type: t, index: index - 1)
         guard ref != noItem else { return noItem }
         let item = items[Int(ref)]

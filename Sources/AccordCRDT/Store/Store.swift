@@ -121,12 +121,22 @@ struct Store {
     /// a binary search over a long client list costs a few dozen instructions. The hint
     /// may be stale after inserts and removals in the list; it is only used when the
     /// struct there holds `clock`, which one struct only does.
+    @inline(__always)
     mutating func findIndexNearLast(client: ClientIndex, clock: UInt32) -> Int? {
         let c = Int(client)
         guard clock < clientState[c] else { return nil }
         let count = clientStructs[c].count
-        // The newest struct first, as updates and typing mostly refer to it.
+        // The newest struct first, as updates and typing mostly refer to it (inline:
+        // the call cost as much as this check).
         if clock >= clientStructs[c].clock(at: count - 1) { return count - 1 }
+        return findIndexNearPrevious(client: client, clock: clock)
+    }
+
+    /// ``findIndexNearLast(client:clock:)`` past its first check (`clock` is below the
+    /// client's state and before its newest struct).
+    private mutating func findIndexNearPrevious(client: ClientIndex, clock: UInt32) -> Int? {
+        let c = Int(client)
+        let count = clientStructs[c].count
         if lastFound.client == client {
             var pos = max(lastFound.pos - 1, 0)
             let end = min(lastFound.pos + 2, count - 1)

@@ -200,6 +200,7 @@ public struct YText {
         doc.addDeepObserver(type: type, handler)
     }
 
+    @inline(__always)
     private func checkRange(_ index: Int, _ count: Int) throws(AccordError) {
         try doc.checkAlive(type)
         guard index >= 0, count >= 0, index + count <= length else {
