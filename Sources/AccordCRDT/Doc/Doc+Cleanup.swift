@@ -9,7 +9,7 @@ extension Doc {
         if tr.needFormattingCleanup { cleanupFormattingAfterRemote(tr) }
 
         if !tr.deletes.isEmpty, !tr.deletesWereAllAbsorbed {
-            if gc, !tr.deletes.isEmpty { store.collectGarbage(tr.deletes) }
+            if gc { store.collectGarbage(tr.deletes) }
             mergeDeleted(tr.deletes)
         }
         // Merge what this transaction appended, walking each changed client from the end.

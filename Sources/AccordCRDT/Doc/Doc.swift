@@ -106,12 +106,16 @@ public final class Doc {
 
     /// Runs `body` in one transaction: observers and `onUpdate` run once, after it.
     /// Nested calls fold into the outermost transaction.
+    // Inlinable so that callers in other modules get it specialized: the generic
+    // version cost as much as a keystroke's integration.
+    @inlinable
     public func transact<R>(origin: Origin? = nil, _ body: () throws -> R) rethrows -> R {
         beginTransaction(origin: origin, local: true)
         defer { endTransaction() }
         return try body()
     }
 
+    @usableFromInline
     func beginTransaction(origin: Origin?, local: Bool) {
         if transactionDepth == 0 {
             transaction.reset(origin: origin, local: local)
@@ -124,6 +128,7 @@ public final class Doc {
         transactionDepth += 1
     }
 
+    @usableFromInline
     func endTransaction() {
         transactionDepth -= 1
         guard transactionDepth == 0 else { return }

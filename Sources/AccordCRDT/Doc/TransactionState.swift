@@ -13,9 +13,10 @@ struct TransactionState {
     /// What this transaction deleted.
     var deletes = LocalDeleteSet()
     /// The first type changed in this transaction, with the key changed (-1 = the list
-    /// part), then the others (``changed`` lists them all; duplicates possible). The first
-    /// is kept inline: nearly every transaction changes one type once, and even a reused
-    /// list's append checks that its buffer is uniquely referenced.
+    /// part), then the others, duplicates possible (read them through ``changedKeys``
+    /// and ``changedAnyType(where:)``). The first is kept inline: nearly every
+    /// transaction changes one type once, and even a reused list's append checks that
+    /// its buffer is uniquely referenced.
     private var firstChanged: ChangedType? = nil
     private var moreChanged = ReusableList<ChangedType>()
     /// Items whose right neighbour may now be mergeable into them.
