@@ -79,7 +79,7 @@ extension Store {
     mutating func appendUTF16(of string: String) -> Int {
         // One ASCII character, the usual keystroke: its one UTF-8 byte is its one unit.
         let utf8 = string.utf8
-        if utf8.count == 1, case let byte = utf8[utf8.startIndex], byte < 0x80 {
+        if utf8.count == 1, let byte = utf8.withContiguousStorageIfAvailable({ $0[0] }), byte < 0x80 {
             text.append(UInt16(byte))
             return 1
         }
