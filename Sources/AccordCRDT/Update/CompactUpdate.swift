@@ -275,7 +275,10 @@ struct CompactUpdate {
     }
 
     /// The entry as a general struct (for the general path, when something it needs is missing).
-    func updateStruct(_ e: Entry) -> UpdateStruct {
+    func updateStruct(_ e: Entry) -> UpdateStruct { updateStruct(e, units: units) }
+
+    /// ``updateStruct(_:)`` with this update's text in `units` (moved out of ``units``).
+    func updateStruct(_ e: Entry, units: ContiguousArray<UInt16>) -> UpdateStruct {
         let id = ID(client: client, clock: Int(e.clock))
         switch e.kind {
         case 0: return .gc(id, length: Int(e.length))

@@ -92,6 +92,64 @@ import Testing
         }
     }
 
+    /// A struct group of `client` from `clock`: `structs` writes the structs.
+    static func group(client: UInt64, clock: Int, count: Int, _ structs: (inout ByteWriter) -> Void) -> [UInt8] {
+        var w = ByteWriter()
+        w.writeVarUInt(1)
+        w.writeVarUInt(count)
+        w.writeVarUInt(client)
+        w.writeVarUInt(clock)
+        structs(&w)
+        w.writeVarUInt(0)
+        return w.bytes
+    }
+
+    /// A document without text takes the update's text buffer as its own; one with text
+    /// copies each item's units. Both give the same text, for a string entry of which
+    /// the document already knows the first units (cut inside a surrogate pair).
+    @Test func sliceOfAKnownEntryWithAndWithoutText() throws {
+        let deleted = Self.group(client: 5, clock: 0, count: 1) { w in
+            w.writeUInt8(1)  // deleted content of 3 units in root "t"
+            w.writeVarUInt(1)
+            w.writeVarString("t")
+            w.writeVarUInt(3)
+        }
+        let string = Self.group(client: 5, clock: 0, count: 1) { w in
+            w.writeUInt8(4)
+            w.writeVarUInt(1)
+            w.writeVarString("t")
+            w.writeVarString("ab😀cd")  // units a b D83D DE00 c d: the doc knows 0..<3
+        }
+        for hasText in [false, true] {
+            let doc = Doc(clientID: 1)
+            if hasText { try doc.getText("other").insert(0, "x") }
+            try doc.applyUpdate(deleted)
+            try doc.applyUpdate(string)
+            #expect(try doc.getText("t").string == "\u{FFFD}cd", "has text: \(hasText)")
+            #expect(!doc.hasPendingUpdates)
+        }
+    }
+
+    /// Entries after one that waits for a missing client go to the general path, their
+    /// text taken from the adopted buffer; once the client arrives, the text is whole.
+    @Test func pendingRestWithAdoptedText() throws {
+        let writer = Doc(clientID: 10)
+        let other = Doc(clientID: 20)
+        try other.getText("t").insert(0, "0123456789")
+        let first = other.encodeStateAsUpdate()
+        try writer.getText("t").insert(0, "héllo ")  // integrates at once
+        try writer.applyUpdate(first)
+        try writer.getText("t").insert(9, "wo😀rld")  // after client 20's text: waits for it
+        let ownOnly = try writer.encodeStateAsUpdate(from: other.encodeStateVector())
+        for order in [[ownOnly, first], [first, ownOnly]] {
+            let doc = Doc(clientID: 1)
+            for update in order { try doc.applyUpdate(update) }
+            #expect(try doc.getText("t").string == writer.getText("t").string)
+            #expect(!doc.hasPendingUpdates)
+            #expect(doc.encodeStateAsUpdate() == writer.encodeStateAsUpdate())
+        }
+    }
+
     /// Applying `bytes` throws MALFORMED_UPDATE and leaves a document with content unchanged.
     static func expectRejected(_ bytes: [UInt8], _ label: String) throws {
         #expect(CompactUpdate(bytes) == nil, "\(label)")
