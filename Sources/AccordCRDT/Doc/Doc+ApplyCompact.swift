@@ -71,11 +71,14 @@ extension Doc {
             // A slice's origin is the unit before the cut.
             origin = StoreID(client: client, clock: clock - 1)
         } else if e.hasOrigin {
-            origin = StoreID(client: store.intern(client: e.originClient), clock: e.originClock)
+            // Origins mostly name the writer itself: its index is known.
+            origin = StoreID(client: e.originClient == update.client ? client : store.intern(client: e.originClient),
+                             clock: e.originClock)
         }
         if let o = origin { left = store.findCleanEnd(client: o.client, clock: o.clock) ?? noItem }
         if e.hasRightOrigin {
-            let ro = StoreID(client: store.intern(client: e.rightOriginClient), clock: e.rightOriginClock)
+            let ro = StoreID(client: e.rightOriginClient == update.client ? client : store.intern(client: e.rightOriginClient),
+                             clock: e.rightOriginClock)
             rightOrigin = ro
             right = store.findCleanStart(client: ro.client, clock: ro.clock) ?? noItem
         }
