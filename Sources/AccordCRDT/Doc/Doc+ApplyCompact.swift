@@ -2,14 +2,31 @@
 /// reading flat entries instead of ``UpdateStruct`` values. Used only while nothing is
 /// pending, so there is nothing to retry afterwards.
 extension Doc {
-    func integrate(_ update: CompactUpdate) {
-        pending = integrateEntries(update)
+    func integrate(_ update: consuming CompactUpdate) {
+        // Loading into a fresh document, which is most of a load's work.
+        let adoptText = store.text.isEmpty && !update.units.isEmpty
+        if adoptText {
+            // A store without text takes the update's text buffer as its own, rather than
+            // copying it item by item: an item's units then stay where the parse put them,
+            // at its entry's `textStart`. Units of entries not integrated stay unused,
+            // bounded by this one update's size.
+            swap(&store.text, &update.units)
+        }
+        if store.items.isEmpty {
+            // The arena's final size is bounded: one item per entry, plus at most two
+            // splits per entry (at its origins) and per delete range (at its ends). One
+            // allocation instead of repeated growth, each copying every item; pages of
+            // it that are never used are never touched.
+            store.items.reserveCapacity(3 * update.entries.count + 2 * update.deletes.count)
+        }
+        pending = integrateEntries(update, adoptedText: adoptText)
         if !update.deletes.isEmpty { pendingDeleteSet = applyDeletes(update.deletes) }
     }
 
     /// Integrates entries in clock order while nothing is missing (as
     /// `integrateSingleClient` does) and hands the rest to the general path.
-    private func integrateEntries(_ update: CompactUpdate) -> PendingUpdates? {
+    /// `adoptedText`: the update's units are ``Store/text`` (not `update.units`).
+    private func integrateEntries(_ update: CompactUpdate, adoptedText: Bool) -> PendingUpdates? {
         let entries = update.entries
         var i = 0
         while i < entries.count {
@@ -20,11 +37,11 @@ extension Doc {
             }
             let offset = store.state(of: update.client) - Int(e.clock)
             guard offset >= 0, !isMissingDependency(e, of: update.client) else { break }
-            if offset < Int(e.length) { integrateEntry(e, of: update, offset: UInt32(offset)) }
+            if offset < Int(e.length) { integrateEntry(e, of: update, offset: UInt32(offset), adoptedText: adoptedText) }
             i += 1
         }
         guard i < entries.count else { return nil }
-        let rest = entries[i...].map { update.updateStruct($0) }
+        let rest = entries[i...].map { update.updateStruct($0, units: adoptedText ? store.text : update.units) }
         var work = StructWork([DecodedUpdate.ClientGroup(client: update.client, structs: rest)])
         return integrateStructs(&work)
     }
@@ -38,7 +55,7 @@ extension Doc {
     }
 
     /// `integrateStruct` for an entry, skipping its first `offset` units (already known).
-    private func integrateEntry(_ e: CompactUpdate.Entry, of update: CompactUpdate, offset: UInt32) {
+    private func integrateEntry(_ e: CompactUpdate.Entry, of update: CompactUpdate, offset: UInt32, adoptedText: Bool) {
         let client = store.intern(client: update.client)
         let clock = e.clock + offset
         let length = e.length - offset
@@ -54,11 +71,14 @@ extension Doc {
             // A slice's origin is the unit before the cut.
             origin = StoreID(client: client, clock: clock - 1)
         } else if e.hasOrigin {
-            origin = StoreID(client: store.intern(client: e.originClient), clock: e.originClock)
+            // Origins mostly name the writer itself: its index is known.
+            origin = StoreID(client: e.originClient == update.client ? client : store.intern(client: e.originClient),
+                             clock: e.originClock)
         }
         if let o = origin { left = store.findCleanEnd(client: o.client, clock: o.clock) ?? noItem }
         if e.hasRightOrigin {
-            let ro = StoreID(client: store.intern(client: e.rightOriginClient), clock: e.rightOriginClock)
+            let ro = StoreID(client: e.rightOriginClient == update.client ? client : store.intern(client: e.rightOriginClient),
+                             clock: e.rightOriginClock)
             rightOrigin = ro
             right = store.findCleanStart(client: ro.client, clock: ro.clock) ?? noItem
         }
@@ -81,12 +101,18 @@ extension Doc {
             kind = .deleted
         } else {
             kind = .string
-            a = UInt32(store.text.count)
             let start = Int(e.textStart + offset)
-            store.text.append(contentsOf: update.units[start..<Int(e.textStart + e.length)])
+            if adoptedText {
+                a = UInt32(start)
+            } else {
+                a = UInt32(store.text.count)
+                store.text.append(contentsOf: update.units[start..<Int(e.textStart + e.length)])
+            }
             // Cutting a surrogate pair: the dangling half becomes U+FFFD (StructContent.slice).
-            if offset > 0, UTF16.isTrailSurrogate(update.units[start]), UTF16.isLeadSurrogate(update.units[start - 1]) {
-                store.text[Int(a)] = 0xFFFD
+            // (The units before `start` are the entry's own, which no item uses.)
+            if offset > 0 {
+                let cut = adoptedText ? (store.text[start - 1], store.text[start]) : (update.units[start - 1], update.units[start])
+                if UTF16.isLeadSurrogate(cut.0), UTF16.isTrailSurrogate(cut.1) { store.text[Int(a)] = 0xFFFD }
             }
         }
         store.integrateNewItem(kind: kind, a: a, b: 0, length: length, client: client, clock: clock,

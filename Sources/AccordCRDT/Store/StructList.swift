@@ -45,16 +45,32 @@ struct StructList: RandomAccessCollection {
         let count = endIndex
         guard count > 0 else { return nil }
         return storage.withUnsafeBufferPointer { buffer -> Int? in
-            let gapStart = gapStart, gapCount = gapCount
-            var lo = 0
-            var hi = count  // the answer is in lo..<hi, or lo - 1
-            while lo < hi {
-                let mid = (lo + hi) >> 1
-                let p = mid < gapStart ? mid : mid + gapCount
-                if buffer[p].clock <= clock { lo = mid + 1 } else { hi = mid }
+            // Search whichever of `front` and `back` holds the answer, each contiguous, so
+            // that no probe translates around the gap. Physical indices below are within
+            // `storage`: `back` is `gapEnd..<storage.count`, `count - gapStart` long.
+            let gapEnd = gapStart + gapCount
+            if gapStart < count, buffer[gapEnd].clock <= clock {
+                return Self.last(in: buffer, from: gapEnd, count: count - gapStart, atOrBefore: clock) - gapCount
             }
-            return lo > 0 ? lo - 1 : nil
+            guard gapStart > 0, buffer[0].clock <= clock else { return nil }
+            return Self.last(in: buffer, from: 0, count: gapStart, atOrBefore: clock)
         }
+    }
+
+    /// The index of the last of `buffer[start..<start+count]` (sorted, `count` > 0, the
+    /// first at or before `clock`) that starts at or before `clock`. The answer stays in
+    /// `base..<base+n` while `n` halves.
+    @inline(__always)
+    private static func last(in buffer: UnsafeBufferPointer<Entry>, from start: Int, count: Int,
+                             atOrBefore clock: UInt32) -> Int {
+        var base = start
+        var n = count
+        while n > 1 {
+            let half = n >> 1
+            if buffer[base + half].clock <= clock { base += half }
+            n -= half
+        }
+        return base
     }
 
     @inline(__always)

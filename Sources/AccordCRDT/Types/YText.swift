@@ -42,23 +42,39 @@ public struct YText {
         var isASCII = true
         // The visible length bounds the text's units (embeds count but hold none).
         let text = String(unsafeUninitializedCapacity: store.types[Int(type)].length) { buffer in
-            var n = 0
-            var ref = store.types[Int(type)].start
-            while ref != noItem {
-                let item = store.items[Int(ref)]
-                if !item.deleted, item.kind == .string {
-                    for unit in store.text[Int(item.a)..<Int(item.a + item.length)] {
-                        guard unit < 0x80, n < buffer.count else {
+            store.text.withUnsafeBufferPointer { units in
+                var n = 0
+                var ref = store.types[Int(type)].start
+                while ref != noItem {
+                    let item = store.items[Int(ref)]
+                    if !item.deleted, item.kind == .string {
+                        // Checked once per item, so that the copy below is a plain loop the
+                        // compiler vectorizes: narrow every unit, test them all at the end.
+                        let start = Int(item.a), count = Int(item.length)
+                        guard count <= buffer.count - n, start + count <= units.count else {
                             isASCII = false
                             return 0
                         }
-                        buffer[n] = UInt8(truncatingIfNeeded: unit)
-                        n += 1
+                        // In bounds by the guard above (no base address only when empty).
+                        var bits: UInt16 = 0
+                        if count > 0, let from = units.baseAddress.map({ $0 + start }),
+                           let to = buffer.baseAddress.map({ $0 + n }) {
+                            for k in 0..<count {
+                                let unit = from[k]
+                                bits |= unit
+                                to[k] = UInt8(truncatingIfNeeded: unit)
+                            }
+                        }
+                        guard bits < 0x80 else {
+                            isASCII = false
+                            return 0
+                        }
+                        n += count
                     }
+                    ref = item.right
                 }
-                ref = item.right
+                return n
             }
-            return n
         }
         return isASCII ? text : nil
     }

@@ -43,93 +43,242 @@ struct CompactUpdate {
     var deletes: ContiguousArray<DeleteRange> = []
 
     init?(_ bytes: [UInt8]) {
-        var r = ByteReader(bytes)
-        // Text never has more UTF-16 units than the update has bytes.
-        units.reserveCapacity(bytes.count)
-        do throws(AccordError) {
-            let groupCount = try r.readCount(minElementSize: 3, "client group count")
-            guard groupCount <= 1 else { return nil }
-            if groupCount == 1 {
-                let structCount = try r.readCount(minElementSize: 2, "struct count")
-                client = try r.readVarUInt()
-                var clock = try r.readVarUInt(max: UInt64(ID.maxClock), "clock")
-                entries.reserveCapacity(structCount)
-                for _ in 0..<structCount {
-                    guard let entry = try readEntry(clock: UInt32(clock), from: &r) else { return nil }
-                    clock += Int(entry.length)
-                    guard clock <= ID.maxClock else { return nil }
-                    entries.append(entry)
-                }
+        // Text never has more UTF-16 units than the update has bytes: every UTF-8 byte
+        // decodes to at most one unit (a 4-byte sequence to two). So the units buffer is
+        // allocated once, here, and the parse writes into it without capacity checks.
+        var ok = false
+        let text = ContiguousArray<UInt16>(unsafeUninitializedCapacity: bytes.count) { out, written in
+            bytes.withUnsafeBufferPointer { input in
+                var p = Cursor(input)
+                do throws(Malformed) {
+                    try parse(&p, into: out, written: &written)
+                    ok = p.isAtEnd
+                } catch {}
             }
-            let clientCount = try r.readCount(minElementSize: 2, "delete set size")
-            for _ in 0..<clientCount {
-                let deleter = try r.readVarUInt()
-                let n = try r.readCount(minElementSize: 2, "delete range count")
-                for _ in 0..<n {
-                    let clock = try r.readVarUInt(max: UInt64(ID.maxClock), "clock")
-                    let length = try r.readVarUInt(max: UInt64(ID.maxClock - clock), "delete length")
-                    if length > 0 { deletes.append(DeleteRange(client: deleter, clock: UInt32(clock), length: UInt32(length))) }
-                }
+        }
+        guard ok else { return nil }
+        units = text
+    }
+
+    /// Thrown by the parse for anything outside the compact shape or malformed: no
+    /// message, as the general path then decodes the update again and reports it.
+    private struct Malformed: Error {}
+
+    /// The parse, writing text units to `out[written...]`. Invariant: `written` never
+    /// exceeds the number of bytes consumed, so it stays within `out` (`bytes.count`).
+    private mutating func parse(_ p: inout Cursor, into out: UnsafeMutableBufferPointer<UInt16>,
+                                written: inout Int) throws(Malformed) {
+        let groupCount = try p.count(minElementSize: 3)
+        guard groupCount <= 1 else { throw Malformed() }
+        if groupCount == 1 {
+            let structCount = try p.count(minElementSize: 2)
+            client = try p.varUInt()
+            var clock = try p.varUInt(max: UInt64(ID.maxClock))
+            entries.reserveCapacity(structCount)
+            for _ in 0..<structCount {
+                let entry = try readEntry(clock: UInt32(clock), from: &p, into: out, written: &written)
+                clock += UInt64(entry.length)
+                guard clock <= ID.maxClock else { throw Malformed() }
+                entries.append(entry)
             }
-            guard r.isAtEnd else { return nil }
-        } catch {
-            return nil
+        }
+        let clientCount = try p.count(minElementSize: 2)
+        for _ in 0..<clientCount {
+            let deleter = try p.varUInt()
+            let n = try p.count(minElementSize: 2)
+            for _ in 0..<n {
+                let clock = try p.varUInt(max: UInt64(ID.maxClock))
+                let length = try p.varUInt(max: UInt64(ID.maxClock) - clock)
+                if length > 0 { deletes.append(DeleteRange(client: deleter, clock: UInt32(clock), length: UInt32(length))) }
+            }
         }
     }
 
-    /// One struct, or nil when it is outside the compact shape or fails ``Doc/validate(_:)``.
-    private mutating func readEntry(clock: UInt32, from r: inout ByteReader) throws(AccordError) -> Entry? {
-        let info = try r.readUInt8()
+    /// One struct; throws when it is outside the compact shape or fails ``Doc/validate(_:)``.
+    private mutating func readEntry(clock: UInt32, from p: inout Cursor, into out: UnsafeMutableBufferPointer<UInt16>,
+                                    written: inout Int) throws(Malformed) -> Entry {
+        let info = try p.byte()
         switch info & 0x1f {
         case 0, 10:
-            guard info & 0xe0 == 0 else { return nil }
-            let n = try r.readVarUInt(max: UInt64(ID.maxClock), "length")
-            guard n > 0 else { return nil }
+            guard info & 0xe0 == 0 else { throw Malformed() }
+            let n = try p.varUInt(max: UInt64(ID.maxClock))
+            guard n > 0 else { throw Malformed() }
             return Entry(kind: info, clock: clock, length: UInt32(n))
         case 1, 4:
             // A map key (0x20) needs the general path.
-            guard info & 0x20 == 0 else { return nil }
+            guard info & 0x20 == 0 else { throw Malformed() }
             var entry = Entry(kind: info & 0x1f, clock: clock, length: 0)
             if info & 0x80 != 0 {
-                let id = try ID.read(from: &r)
+                let c = try p.varUInt()
+                let k = try p.varUInt(max: UInt64(ID.maxClock))
                 // The origin of an item of the same client must come before it.
-                guard id.client != client || id.clock < Int(clock) else { return nil }
+                guard c != client || k < UInt64(clock) else { throw Malformed() }
                 entry.hasOrigin = true
-                entry.originClient = id.client
-                entry.originClock = UInt32(id.clock)
+                entry.originClient = c
+                entry.originClock = UInt32(k)
             }
             if info & 0x40 != 0 {
-                let id = try ID.read(from: &r)
-                guard id.client != client || id.clock < Int(clock) else { return nil }
+                let c = try p.varUInt()
+                let k = try p.varUInt(max: UInt64(ID.maxClock))
+                guard c != client || k < UInt64(clock) else { throw Malformed() }
                 entry.hasRightOrigin = true
-                entry.rightOriginClient = id.client
-                entry.rightOriginClock = UInt32(id.clock)
+                entry.rightOriginClient = c
+                entry.rightOriginClock = UInt32(k)
             }
             if !entry.hasOrigin && !entry.hasRightOrigin {
                 // Only a root parent: an item parent needs the general path.
-                guard try r.readVarUInt() == 1 else { return nil }
+                guard try p.varUInt() == 1 else { throw Malformed() }
                 entry.rootName = Int32(rootNames.count)
-                rootNames.append(try r.readVarString())
+                rootNames.append(try p.string())
             }
             if entry.kind == 1 {
-                let n = try r.readVarUInt(max: UInt64(ID.maxClock), "deleted length")
-                guard n > 0 else { return nil }
+                let n = try p.varUInt(max: UInt64(ID.maxClock))
+                guard n > 0 else { throw Malformed() }
                 entry.length = UInt32(n)
             } else {
-                let start = units.count
-                try r.readVarStringUTF16(appendingTo: &units)
-                guard units.count > start, units.count <= Int(UInt32.max) else { return nil }
+                let start = written
+                try p.utf16(into: out, written: &written)
+                guard written > start, written <= Int(UInt32.max) else { throw Malformed() }
                 entry.textStart = UInt32(start)
-                entry.length = UInt32(units.count - start)
+                entry.length = UInt32(written - start)
             }
             return entry
         default:
-            return nil
+            throw Malformed()
+        }
+    }
+
+    /// A read position in the update, with lib0 reads that check the end before every
+    /// byte they touch: the unchecked buffer accesses below are in bounds because of
+    /// those checks. Same limits as ``ByteReader``.
+    private struct Cursor {
+        let base: UnsafePointer<UInt8>?
+        let end: Int
+        var pos = 0
+
+        init(_ input: UnsafeBufferPointer<UInt8>) {
+            base = input.baseAddress
+            end = input.count
+        }
+
+        var isAtEnd: Bool { pos == end }
+
+        @inline(__always)
+        mutating func byte() throws(Malformed) -> UInt8 {
+            guard pos < end, let base else { throw Malformed() }
+            let b = base[pos]
+            pos += 1
+            return b
+        }
+
+        /// ``ByteReader/readVarUInt()``.
+        @inline(__always)
+        mutating func varUInt() throws(Malformed) -> UInt64 {
+            let first = try byte()
+            if first < 0x80 { return UInt64(first) }
+            var result = UInt64(first & 0x7f)
+            var shift: UInt64 = 7
+            while true {
+                let b = try byte()
+                if shift == 63 && b > 1 { throw Malformed() }
+                result |= UInt64(b & 0x7f) << shift
+                if b < 0x80 { return result }
+                shift += 7
+                if shift > 63 { throw Malformed() }
+            }
+        }
+
+        @inline(__always)
+        mutating func varUInt(max limit: UInt64) throws(Malformed) -> UInt64 {
+            let v = try varUInt()
+            guard v <= limit else { throw Malformed() }
+            return v
+        }
+
+        /// ``ByteReader/readCount(minElementSize:_:)``.
+        mutating func count(minElementSize: Int) throws(Malformed) -> Int {
+            let v = try varUInt()
+            guard v <= UInt64((end - pos) / minElementSize) else { throw Malformed() }
+            return Int(v)
+        }
+
+        /// ``ByteReader/readVarString()``.
+        mutating func string() throws(Malformed) -> String {
+            let n = try count(minElementSize: 1)
+            guard let base else { throw Malformed() }  // n is 0 here: there is no input
+            let s = String(validating: UnsafeBufferPointer(start: base + pos, count: n), as: UTF8.self)
+            pos += n
+            guard let s else { throw Malformed() }
+            return s
+        }
+
+        /// ``ByteReader/readVarStringUTF16()``, writing the units to `out[written...]`.
+        /// The string's `n` bytes give at most `n` units, so with `written` at most the
+        /// bytes consumed before it, every store stays below `pos + n <= end <= out.count`.
+        mutating func utf16(into out: UnsafeMutableBufferPointer<UInt16>, written: inout Int) throws(Malformed) {
+            let n = try count(minElementSize: 1)
+            guard n > 0 else { return }
+            guard let src = base, let dst = out.baseAddress else { throw Malformed() }
+            var i = pos
+            let stop = pos + n
+            var o = written
+            while i < stop {
+                // ASCII, nearly all text, eight bytes at a time.
+                while i + 8 <= stop {
+                    let word = UnsafeRawPointer(src + i).loadUnaligned(as: UInt64.self)
+                    guard word & 0x8080_8080_8080_8080 == 0 else { break }
+                    for k in 0..<8 { dst[o + k] = UInt16(src[i + k]) }
+                    i += 8
+                    o += 8
+                }
+                guard i < stop else { break }
+                let b0 = src[i]
+                if b0 < 0x80 {
+                    dst[o] = UInt16(b0)
+                    i += 1
+                    o += 1
+                    continue
+                }
+                var scalar: UInt32
+                let need: Int
+                let minimum: UInt32
+                switch b0 {
+                case 0xC2...0xDF: scalar = UInt32(b0 & 0x1F); need = 1; minimum = 0x80
+                case 0xE0...0xEF: scalar = UInt32(b0 & 0x0F); need = 2; minimum = 0x800
+                case 0xF0...0xF4: scalar = UInt32(b0 & 0x07); need = 3; minimum = 0x10000
+                default: throw Malformed()
+                }
+                guard i + need < stop else { throw Malformed() }
+                for k in 1...need {
+                    let b = src[i + k]
+                    guard b & 0xC0 == 0x80 else { throw Malformed() }
+                    scalar = scalar << 6 | UInt32(b & 0x3F)
+                }
+                guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else {
+                    throw Malformed()
+                }
+                if scalar >= 0x10000 {
+                    // Four bytes in, two units out.
+                    let v = scalar - 0x10000
+                    dst[o] = UInt16(0xD800 + (v >> 10))
+                    dst[o + 1] = UInt16(0xDC00 + (v & 0x3FF))
+                    o += 2
+                } else {
+                    dst[o] = UInt16(scalar)
+                    o += 1
+                }
+                i += need + 1
+            }
+            pos = stop
+            written = o
         }
     }
 
     /// The entry as a general struct (for the general path, when something it needs is missing).
-    func updateStruct(_ e: Entry) -> UpdateStruct {
+    func updateStruct(_ e: Entry) -> UpdateStruct { updateStruct(e, units: units) }
+
+    /// ``updateStruct(_:)`` with this update's text in `units` (moved out of ``units``).
+    func updateStruct(_ e: Entry, units: ContiguousArray<UInt16>) -> UpdateStruct {
         let id = ID(client: client, clock: Int(e.clock))
         switch e.kind {
         case 0: return .gc(id, length: Int(e.length))

@@ -79,6 +79,28 @@ import Testing
         #expect(list.lastPosition(startingAtOrBefore: 500) == 4)
     }
 
+    /// The search looks in the part before the gap or the part after it: every probe,
+    /// with the gap after each position of sorted lists of every small size.
+    @Test func searchWithTheGapAnywhere() {
+        for n in 1...24 {
+            for at in 0..<n {
+                var list = StructList()
+                var clocks = (0..<n).map { UInt32($0 * 4) }
+                for (i, c) in clocks.enumerated() { list.append(ItemRef(i), clock: c) }
+                // A split of the struct at `at`, opening the gap after it.
+                list.insert(-1, clock: clocks[at] + 2, at: at + 1)
+                clocks.insert(clocks[at] + 2, at: at + 1)
+                for probe in 0...UInt32(n * 4 + 2) {
+                    let expected = clocks.lastIndex { $0 <= probe }
+                    guard list.lastPosition(startingAtOrBefore: probe) == expected else {
+                        Issue.record("n \(n), split at \(at), probe \(probe)")
+                        return
+                    }
+                }
+            }
+        }
+    }
+
     @Test func removingTheTailThenAppending() {
         var list = StructList()
         for i in 0..<100 { list.append(ItemRef(i), clock: UInt32(i)) }
