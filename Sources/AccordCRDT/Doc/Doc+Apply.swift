@@ -9,12 +9,20 @@ extension Doc {
     public func applyUpdate(_ update: [UInt8], origin: Origin? = nil) throws(AccordError) {
         // Most updates fit the compact form, which decodes and integrates without
         // building a value per struct; with something pending, the general path retries it.
-        if pending == nil, pendingDeleteSet.isEmpty, let compact = CompactUpdate(update) {
-            beginTransaction(origin: origin, local: false)
-            defer { endTransaction() }
-            transaction.local = false
-            integrate(compact)
-            return
+        if pending == nil, pendingDeleteSet.isEmpty {
+            // A small update decodes into the buffers the previous one used; a large one
+            // (a whole document) into its own, so that the document does not keep them.
+            let reuse = update.count <= CompactUpdate.reusedBufferLimit
+            var compact = CompactUpdate()
+            if reuse { swap(&compact, &compactBuffers) }
+            defer { if reuse { swap(&compact, &compactBuffers) } }
+            if compact.decode(update) {
+                beginTransaction(origin: origin, local: false)
+                defer { endTransaction() }
+                transaction.local = false
+                integrate(&compact)
+                return
+            }
         }
         let decoded = try DecodedUpdate.decode(update)
         try Self.validate(decoded)

@@ -2,10 +2,11 @@
 /// reading flat entries instead of ``UpdateStruct`` values. Used only while nothing is
 /// pending, so there is nothing to retry afterwards.
 extension Doc {
-    func integrate(_ update: consuming CompactUpdate) {
+    func integrate(_ update: inout CompactUpdate) {
         // Loading into a fresh document, which is most of a load's work.
-        let adoptText = store.text.isEmpty && !update.units.isEmpty
+        let adoptText = store.text.isEmpty && update.unitCount > 0
         if adoptText {
+            update.units.removeLast(update.units.count - update.unitCount)
             // A store without text takes the update's text buffer as its own, rather than
             // copying it item by item: an item's units then stay where the parse put them,
             // at its entry's `textStart`. Units of entries not integrated stay unused,
@@ -132,10 +133,11 @@ extension Doc {
                 continue
             }
             if state < end { unapplied.add(client: range.client, clock: state, length: end - state) }
-            guard let c = store.clientIndex[range.client] else { continue }
-            deleteRange(client: c, from: range.clock, to: UInt32(min(end, state)))
+            // Known (its state is above zero): intern finds it, through its cache of the
+            // last client, without hashing.
+            deleteRange(client: store.intern(client: range.client), from: range.clock, to: UInt32(min(end, state)))
         }
-        unapplied.normalize()
+        if !unapplied.clients.isEmpty { unapplied.normalize() }
         return unapplied
     }
 }

@@ -32,7 +32,8 @@ extension Doc {
             if pos > 0 { store.tryMergeWithLefts(client: Int(item.client), pos: pos) }
         }
 
-        if !tr.local, let own = store.clientIndex[clientID], store.clientState[Int(own)] != tr.before(own) {
+        // `tr.ownClient` is this replica's client, interned when the transaction began.
+        if !tr.local, store.clientState[Int(tr.ownClient)] != tr.before(tr.ownClient) {
             // Someone else wrote with our client ID: take a fresh one, as Yjs does.
             clientID = ClientID(UInt32.random(in: .min ... .max))
         }

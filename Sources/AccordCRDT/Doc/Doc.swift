@@ -38,6 +38,8 @@ public final class Doc {
     @exclusivity(unchecked) var isCleaningUp = false
 
     @exclusivity(unchecked) var pending: PendingUpdates?
+    /// The buffers the last small update was decoded into, reused by the next.
+    @exclusivity(unchecked) var compactBuffers = CompactUpdate()
     @exclusivity(unchecked) var pendingDeleteSet = DeleteSet()
 
     @exclusivity(unchecked) var updateHandlers: [(id: Int, handler: ([UInt8], Origin?) -> Void)] = []

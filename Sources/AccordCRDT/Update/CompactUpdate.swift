@@ -37,17 +37,50 @@ struct CompactUpdate {
     /// The writer of `entries` (meaningless when there are none).
     var client: ClientID = 0
     var entries: ContiguousArray<Entry> = []
+    /// The text of String entries (`units[0..<unitCount]`; the rest is scratch space).
     var units: ContiguousArray<UInt16> = []
+    var unitCount = 0
     var rootNames: [String] = []
     /// The delete set in wire order, empty ranges dropped.
     var deletes: ContiguousArray<DeleteRange> = []
 
+    /// Updates up to this size are decoded into a document's kept buffers (about a page
+    /// of text; a keystroke's update is a few dozen bytes).
+    static let reusedBufferLimit = 4096
+
+    /// An empty update, whose buffers ``decode(_:)`` fills.
+    init() {}
+
     init?(_ bytes: [UInt8]) {
+        guard decode(bytes) else { return nil }
+    }
+
+    /// Replaces the contents with `bytes` decoded, reusing the buffers' capacity (a
+    /// document keeps one for the small updates it applies: allocating and freeing them
+    /// cost a tenth of applying a keystroke's update). False, leaving meaningless
+    /// contents, for anything outside the compact shape or malformed.
+    mutating func decode(_ bytes: [UInt8]) -> Bool {
+        client = 0
+        entries.removeAll(keepingCapacity: true)
+        deletes.removeAll(keepingCapacity: true)
+        if !rootNames.isEmpty { rootNames = [] }
         // Text never has more UTF-16 units than the update has bytes: every UTF-8 byte
-        // decodes to at most one unit (a 4-byte sequence to two). So the units buffer is
-        // allocated once, here, and the parse writes into it without capacity checks.
+        // decodes to at most one unit (a 4-byte sequence to two). So `units` holds at
+        // least that many before the parse, which then writes into it without capacity
+        // checks; `unitCount` says how many it wrote. Kept buffers are mostly big enough
+        // already; otherwise one is allocated (and zeroed, one memset).
+        if units.count < bytes.count {
+            units = ContiguousArray(unsafeUninitializedCapacity: bytes.count) { buffer, count in
+                buffer.initialize(repeating: 0)
+                count = bytes.count
+            }
+        }
+        // (Moved out while the parse, which mutates the rest of `self`, writes into it.)
+        var text: ContiguousArray<UInt16> = []
+        swap(&text, &units)
         var ok = false
-        let text = ContiguousArray<UInt16>(unsafeUninitializedCapacity: bytes.count) { out, written in
+        var written = 0
+        text.withUnsafeMutableBufferPointer { out in
             bytes.withUnsafeBufferPointer { input in
                 var p = Cursor(input)
                 do throws(Malformed) {
@@ -56,8 +89,9 @@ struct CompactUpdate {
                 } catch {}
             }
         }
-        guard ok else { return nil }
         units = text
+        unitCount = written
+        return ok
     }
 
     /// Thrown by the parse for anything outside the compact shape or malformed: no

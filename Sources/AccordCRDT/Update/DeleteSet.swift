@@ -15,7 +15,9 @@ public struct DeleteSet: Hashable, Sendable {
 
     public init(_ clients: [ClientID: [Range]] = [:]) { self.clients = clients }
 
-    public var isEmpty: Bool { clients.values.allSatisfy(\.isEmpty) }
+    // A closure, not `\.isEmpty`: a key path is built on every call, and every applied
+    // update asks.
+    public var isEmpty: Bool { clients.isEmpty || clients.values.allSatisfy { $0.isEmpty } }
 
     public mutating func add(client: ClientID, clock: Int, length: Int) {
         guard length > 0 else { return }

@@ -24,6 +24,57 @@ import Testing
         }
     }
 
+    /// One value decoding update after update (as a document reuses its buffers for
+    /// small updates): a shorter update after a longer one leaves stale units past
+    /// `unitCount` and fewer entries, and each decode still equals a fresh one.
+    @Test func reusedBuffersDecodeLikeFreshOnes() throws {
+        var reused = CompactUpdate()
+        for seed in Self.seeds.seeds.prefix(4) {
+            // Long and short updates interleaved, so the buffers shrink and grow.
+            let updates = try Self.updates(seed: seed)
+            for update in updates + updates.reversed() {
+                let fresh = try #require(CompactUpdate(update))
+                let decoded = reused.decode(update)
+                #expect(decoded, "seed \(seed)")
+                #expect(reused.unitCount == fresh.unitCount, "seed \(seed)")
+                #expect(reused.entries.map { reused.updateStruct($0) } == fresh.entries.map { fresh.updateStruct($0) },
+                        "seed \(seed)")
+                #expect(Array(reused.deletes.map(\.clock)) == Array(fresh.deletes.map(\.clock)), "seed \(seed)")
+            }
+            // A malformed update in between is refused and does not spoil the next.
+            let truncated = reused.decode(Array(updates[0].dropLast()))
+            #expect(!truncated)
+            let next = reused.decode(updates[1])
+            #expect(next)
+            let expected = try #require(CompactUpdate(updates[1]))
+            #expect(reused.entries.map { reused.updateStruct($0) } == expected.entries.map { expected.updateStruct($0) })
+        }
+    }
+
+    /// A document applying small updates one by one (its decode buffers reused, and an
+    /// update applied from inside an update handler) ends like one that got them merged.
+    @Test func documentReusingBuffersConverges() throws {
+        for seed in Self.seeds.seeds.prefix(4) {
+            let updates = try Self.updates(seed: seed).dropLast()
+            let oneByOne = Doc(clientID: 999)
+            // Applying each update again from inside the handler re-enters applyUpdate
+            // while the buffers are lent out (a duplicate: it changes nothing).
+            var echoes = 0
+            let echo = oneByOne.onUpdate { [unowned oneByOne] bytes, origin in
+                guard origin != "echo" else { return }
+                echoes += 1
+                try? oneByOne.applyUpdate(bytes, origin: "echo")
+            }
+            defer { echo.cancel() }
+            for update in updates { try oneByOne.applyUpdate(update) }
+            let merged = Doc(clientID: 997)
+            try merged.applyUpdate(try mergeUpdates(Array(updates)))
+            #expect(echoes == updates.count, "seed \(seed)")
+            #expect(try oneByOne.getText("t").string == merged.getText("t").string, "seed \(seed)")
+            #expect(oneByOne.encodeStateAsUpdate() == merged.encodeStateAsUpdate(), "seed \(seed)")
+        }
+    }
+
     @Test func acceptsNothingTheGeneralPathRejects() throws {
         for seed in Self.seeds.seeds.prefix(4) {
             var rng = SplitMix64(seed: seed &+ 1_000)
