@@ -132,22 +132,7 @@ public struct ByteReader: Sendable {
                 i += 1
                 continue
             }
-            var scalar: UInt32
-            var need: Int
-            var minimum: UInt32
-            switch b0 {
-            case 0xC2...0xDF: scalar = UInt32(b0 & 0x1F); need = 1; minimum = 0x80
-            case 0xE0...0xEF: scalar = UInt32(b0 & 0x0F); need = 2; minimum = 0x800
-            case 0xF0...0xF4: scalar = UInt32(b0 & 0x07); need = 3; minimum = 0x10000
-            default: throw error("invalid UTF-8 in string")
-            }
-            guard i + need < end else { throw error("invalid UTF-8 in string") }
-            for k in 1...need {
-                let b = bytes[i + k]
-                guard b & 0xC0 == 0x80 else { throw error("invalid UTF-8 in string") }
-                scalar = scalar << 6 | UInt32(b & 0x3F)
-            }
-            guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else {
+            guard let (scalar, length) = StrictUTF8.scalar(at: i, end: end, byte: { bytes[$0] }) else {
                 throw error("invalid UTF-8 in string")
             }
             if scalar >= 0x10000 {
@@ -157,7 +142,7 @@ public struct ByteReader: Sendable {
             } else {
                 out.append(UInt16(scalar))
             }
-            i += need + 1
+            i += length
         }
         position = end
     }

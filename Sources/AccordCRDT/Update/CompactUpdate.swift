@@ -273,22 +273,7 @@ struct CompactUpdate {
                     o += 1
                     continue
                 }
-                var scalar: UInt32
-                let need: Int
-                let minimum: UInt32
-                switch b0 {
-                case 0xC2...0xDF: scalar = UInt32(b0 & 0x1F); need = 1; minimum = 0x80
-                case 0xE0...0xEF: scalar = UInt32(b0 & 0x0F); need = 2; minimum = 0x800
-                case 0xF0...0xF4: scalar = UInt32(b0 & 0x07); need = 3; minimum = 0x10000
-                default: throw Malformed()
-                }
-                guard i + need < stop else { throw Malformed() }
-                for k in 1...need {
-                    let b = src[i + k]
-                    guard b & 0xC0 == 0x80 else { throw Malformed() }
-                    scalar = scalar << 6 | UInt32(b & 0x3F)
-                }
-                guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else {
+                guard let (scalar, length) = StrictUTF8.scalar(at: i, end: stop, byte: { src[$0] }) else {
                     throw Malformed()
                 }
                 if scalar >= 0x10000 {
@@ -301,7 +286,7 @@ struct CompactUpdate {
                     dst[o] = UInt16(scalar)
                     o += 1
                 }
-                i += need + 1
+                i += length
             }
             pos = stop
             written = o
