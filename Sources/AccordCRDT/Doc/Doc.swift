@@ -123,8 +123,11 @@ public final class Doc {
             transaction.reset(origin: origin, local: local)
             // Element by element from the store: passing the array would retain it.
             let clients = store.clientState.count
-            if transaction.beforeState.count != clients { transaction.beforeState = store.clientState }
-            for c in 0..<clients { transaction.beforeState[c] = store.clientState[c] }
+            if transaction.beforeState.count == clients {
+                for c in 0..<clients { transaction.beforeState[c] = store.clientState[c] }
+            } else {
+                transaction.beforeState = store.clientState
+            }
             transaction.ownClient = localClient
         }
         transactionDepth += 1

@@ -3,15 +3,24 @@
 extension Store {
     /// The item containing visible unit `index` and the visible length before it, or
     /// `(noItem, length)` when `index` is the type's length.
+    @inline(__always)
     mutating func seek(type t: Int32, index: Int) -> (ref: ItemRef, before: Int) {
+        let marker = types[Int(t)].markerItem, markerIndex = types[Int(t)].markerIndex
+        if marker != noItem, index >= markerIndex, index < markerIndex + items[Int(marker)].visibleLength {
+            // Typing and backspacing stay inside the marker's item (checked inline: the
+            // call cost as much as the check).
+            return (marker, markerIndex)
+        }
+        return walk(type: t, to: index)
+    }
+
+    /// ``seek(type:index:)`` when the marker's item does not hold `index`: a walk from
+    /// the marker or the start, whichever is nearer, that moves the marker to the result.
+    private mutating func walk(type t: Int32, to index: Int) -> (ref: ItemRef, before: Int) {
         // Field by field: copying the TypeRecord would retain and release its map and names.
         var ref = types[Int(t)].start
         var before = 0
         let marker = types[Int(t)].markerItem, markerIndex = types[Int(t)].markerIndex
-        if marker != noItem, index >= markerIndex, index < markerIndex + items[Int(marker)].visibleLength {
-            // Typing and backspacing stay inside the marker's item.
-            return (marker, markerIndex)
-        }
         if marker != noItem, abs(markerIndex - index) < index {
             ref = marker
             before = markerIndex
@@ -24,12 +33,8 @@ extension Store {
         while ref != noItem {
             let visible = items[Int(ref)].visibleLength
             if visible > 0 && index < before + visible {
-                // Typing finds the marker's own item: writing it back would still check
-                // that the types array is uniquely referenced.
-                if ref != marker || before != markerIndex {
-                    types[Int(t)].markerItem = ref
-                    types[Int(t)].markerIndex = before
-                }
+                types[Int(t)].markerItem = ref
+                types[Int(t)].markerIndex = before
                 return (ref, before)
             }
             before += visible
@@ -49,13 +54,6 @@ extension Store {
     /// `noItem` for index 0: a list insert at `index` goes right after it.
     mutating func itemEnding(at index: Int, type t: Int32) -> ItemRef {
         guard index > 0 else { return noItem }
-        let marker = types[Int(t)].markerItem
-        if marker != noItem {
-            // Typing on: the marker's item ends at the cursor, so seeking `index - 1`
-            // would find it and need no split.
-            let visible = items[Int(marker)].visibleLength
-            if visible > 0, types[Int(t)].markerIndex + visible == index { return marker }
-        }
         let (ref, before) = seek(type: t, index: index - 1)
         guard ref != noItem else { return noItem }
         let item = items[Int(ref)]
