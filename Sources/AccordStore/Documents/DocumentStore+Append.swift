@@ -116,7 +116,7 @@ extension DocumentStore {
     public func flush() throws(AccordError) {
         writeLock.lock()
         defer { writeLock.unlock() }
-        let (batch, tallies, dropped) = withLock { () -> ([BufferedUpdate], [BatchTally], AccordError?) in
+        let (batch, tallies, dropped) = withLock { () -> ([BufferedUpdate], BatchTallies, AccordError?) in
             let taken = buffer
             buffer = []
             bufferedBytes = 0
@@ -124,8 +124,8 @@ extension DocumentStore {
             // A threshold commit still waiting to start would find less than a
             // threshold's worth; the next threshold may ask for another.
             thresholdCommitRequested = false
-            let tallies = Self.tallies(taken)
-            for tally in tallies where tally.local > 0 { committingLocal[tally.id, default: 0] += tally.local }
+            let tallies = BatchTallies(taken)
+            for tally in tallies.list where tally.local > 0 { committingLocal[tally.id, default: 0] += tally.local }
             defer { droppedAppendError = nil }
             return (taken, tallies, droppedAppendError)
         }
@@ -137,7 +137,7 @@ extension DocumentStore {
         // updates are visible again where hasUnacknowledgedWrites looks.
         defer {
             withLock {
-                for tally in tallies where tally.local > 0 {
+                for tally in tallies.list where tally.local > 0 {
                     committingLocal[tally.id, default: tally.local] -= tally.local
                     if committingLocal[tally.id] == 0 { committingLocal[tally.id] = nil }
                 }
@@ -154,9 +154,9 @@ extension DocumentStore {
             }
             throw error
         }
-        let byDocument = Dictionary(uniqueKeysWithValues: tallies.map { ($0.id, $0) })
         for metadata in committed {
-            guard let tally = byDocument[metadata.id] else { continue }
+            guard let position = tallies.positions[metadata.id] else { continue }
+            let tally = tallies.list[position]
             var change = DocumentChange(id: metadata.id, kind: .appended(tally.first...metadata.lastSequence))
             change.localUpdates = tally.local
             change.remoteUpdates = tally.remote
@@ -175,24 +175,23 @@ extension DocumentStore {
 
     /// Writes a batch of buffered updates and the metadata of the documents they touch
     /// in one atomic commit. Returns the new metadata. Caller holds `writeLock`.
-    private func commit(_ batch: [BufferedUpdate], _ tallies: [BatchTally]) throws(AccordError) -> [DocumentMetadata] {
+    private func commit(_ batch: [BufferedUpdate], _ tallies: BatchTallies) throws(AccordError) -> [DocumentMetadata] {
         // Each document's metadata, updated in place per entry (a copy of the struct per
         // entry showed in profiles); nil for a document deleted or evicted since the
-        // append, whose updates have nowhere to go.
+        // append, whose updates have nowhere to go. In the order of `tallies.list`, so a
+        // document's position there is its position here.
         var updated: [DocumentMetadata?] = []
-        var positions: [DocumentID: Int] = [:]
-        for tally in tallies {
-            positions[tally.id] = updated.count
+        for tally in tallies.list {
             let metadata = try readMetadata(tally.id)
             updated.append(metadata?.isResident == true ? metadata : nil)
         }
         var operations: [StorageOperation] = []
-        operations.reserveCapacity(batch.count + tallies.count)
+        operations.reserveCapacity(batch.count + tallies.list.count)
         var current = -1
         for update in batch {
-            // Runs of one document: hash the id only when it changes (see tallies(_:)).
-            if current < 0 || tallies[current].id != update.id {
-                guard let position = positions[update.id] else { continue }
+            // Runs of one document: hash the id only when it changes (see BatchTallies).
+            if current < 0 || tallies.list[current].id != update.id {
+                guard let position = tallies.positions[update.id] else { continue }
                 current = position
             }
             guard let localOnly = updated[current]?.localOnly else { continue }
@@ -215,7 +214,7 @@ extension DocumentStore {
         try storage.withAdapter { try $0.commit(operationsToCommit) }
         withLock {
             for metadata in result { metadataCache[metadata.id] = metadata }
-            for tally in tallies where tally.remote > 0 { compactionBlocked.remove(tally.id) }
+            for tally in tallies.list where tally.remote > 0 { compactionBlocked.remove(tally.id) }
         }
         return result
     }

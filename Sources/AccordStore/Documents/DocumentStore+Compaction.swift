@@ -85,8 +85,8 @@ extension DocumentStore {
     }
 
     /// Compacts the documents of a flush that passed the thresholds: on the store's
-    /// compaction thread by default (see ``CompactionWorker``), so a burst of appends is not held up by a fold,
-    /// or right away when ``Options/compactInBackground`` is off. The updates are
+    /// compaction thread by default (see ``CompactionWorker``), so a burst of appends is
+    /// not held up by a fold, or right away when ``Options/compactInBackground`` is off. The updates are
     /// already durable, so a failed compaction loses nothing; the next flush of the
     /// document tries again.
     func compactIfNeeded(_ flushed: [DocumentMetadata]) {
