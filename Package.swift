@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "AccordNet", targets: ["AccordNet"]),
         .library(name: "AccordServer", targets: ["AccordServer"]),
         .library(name: "AccordSync", targets: ["AccordSync"]),
+        .library(name: "AccordRecords", targets: ["AccordRecords"]),
         .library(name: "Accord", targets: ["Accord"]),
         .executable(name: "accord", targets: ["accord"]),
         .executable(name: "accord-bench", targets: ["accord-bench"]),
@@ -58,6 +59,12 @@ let package = Package(
         // modes, reconnect backoff, heartbeats, network mode): events in, actions out, time
         // passed in; `AccordClient` is the actor that performs their actions over AccordNet.
         .target(name: "AccordSync", dependencies: ["AccordCRDT", "AccordStore", "AccordNet"], swiftSettings: swiftSettings),
+        // Typed records inside documents: schemas, the record layout in a document, filters
+        // with one exact semantics (evaluated in memory here, compiled to SQL later).
+        .target(
+            name: "AccordRecords", dependencies: ["AccordCRDT", "AccordStore", "AccordSync"],
+            swiftSettings: swiftSettings
+        ),
         // The module apps import: re-exports the engine, the store and the client, and adds
         // the documents API with its `AccordDocument` handles.
         .target(name: "Accord", dependencies: ["AccordCRDT", "AccordStore", "AccordSync"], swiftSettings: swiftSettings),
@@ -104,6 +111,10 @@ let package = Package(
         .testTarget(
             name: "AccordSyncTests",
             dependencies: ["AccordSync", "AccordCRDT", "AccordStore", "AccordServer", "AccordNet", "AccordTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AccordRecordsTests", dependencies: ["AccordRecords", "AccordCRDT", "AccordTesting"],
             swiftSettings: swiftSettings
         ),
         // The facade as an app uses it, against an in-process server.

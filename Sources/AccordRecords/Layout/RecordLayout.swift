@@ -1,0 +1,133 @@
+public import AccordCRDT
+
+/// Where records live in a document, readable and writable by any Yjs peer:
+///
+/// - one root `Y.Map` per model, named after the model, keyed by record id;
+/// - a record is a nested `Y.Map` of field name → value (so edits of different fields
+///   merge, and one field resolves by Yjs's map rule on every replica);
+/// - a string-set field is a nested `Y.Map` of member → `true` (so concurrent adds and
+///   removes of different members merge); a removed member is a deleted key.
+///
+/// The id is the key only; it is not repeated inside the record. Fields the schema does
+/// not name are left alone (a newer app version may have written them).
+public enum RecordLayout {
+    /// Every record of `model` in `doc`, in id order (code points), and the ids of the
+    /// records that break the schema (a value of the wrong type, a record that is not a
+    /// map), which are left out.
+    public static func records(of model: ModelSchema, in doc: Doc) throws(AccordError) -> (records: [RecordData], malformed: [String]) {
+        let root = try doc.getMap(model.name)
+        var records: [RecordData] = []
+        var malformed: [String] = []
+        for (id, content) in root.entries {
+            if let record = decode(id: id, content, model: model) {
+                records.append(record)
+            } else {
+                malformed.append(id)
+            }
+        }
+        records.sort { CodePoints.less($0.id, $1.id) }
+        return (records, malformed)
+    }
+
+    /// The record `id` of `model`: nil when there is none, `INVALID_ARGUMENT` when the
+    /// document holds one that breaks the schema.
+    public static func record(_ id: String, of model: ModelSchema, in doc: Doc) throws(AccordError) -> RecordData? {
+        guard let content = try doc.getMap(model.name).get(id) else { return nil }
+        guard let record = decode(id: id, content, model: model) else {
+            throw AccordError(
+                .invalidArgument, "Model \"\(model.name)\": record \"\(id)\" in the document does not match the schema.",
+                details: ["model": model.name, "id": id])
+        }
+        return record
+    }
+
+    /// The record in `content`, or nil when it breaks the schema.
+    static func decode(id: String, _ content: YValue, model: ModelSchema) -> RecordData? {
+        guard !id.isEmpty, case .map(let map) = content else { return nil }
+        var values: [String: RecordValue] = [:]
+        for field in model.fields where field.name != ModelSchema.idField {
+            guard let stored = map.get(field.name) else { continue }
+            guard let value = FieldCoding.decode(stored, as: field.type) else { return nil }
+            values[field.name] = value
+        }
+        return RecordData(id: id, values: values)
+    }
+
+    /// Writes `changes` into record `id` of `model` in one transaction, creating the
+    /// record if needed: a value sets the field, nil removes it. Every value is checked
+    /// first, so a refused write changes nothing.
+    /// - Throws: `INVALID_ARGUMENT` naming the field for an unknown field or a value of
+    ///   the wrong type.
+    public static func write(
+        _ changes: [String: RecordValue?], id: String, model: ModelSchema, in doc: Doc
+    ) throws(AccordError) {
+        guard !id.isEmpty else {
+            throw AccordError(.invalidArgument, "Model \"\(model.name)\": a record id cannot be empty.", details: ["model": model.name])
+        }
+        var checked: [(field: FieldSchema, value: RecordValue?)] = []
+        for name in changes.keys.sorted() where name != ModelSchema.idField {
+            guard let field = model.field(name) else {
+                throw AccordError(
+                    .invalidArgument, "Model \"\(model.name)\" has no field \"\(name)\".", details: ["model": model.name, "field": name])
+            }
+            let value = changes[name] ?? nil
+            checked.append((field, try value.map { v throws(AccordError) in try FieldCoding.check(v, for: field, model: model.name) }))
+        }
+        let root = try doc.getMap(model.name)
+        do {
+            try doc.transact {
+                let record: YMap
+                if case .map(let existing)? = root.get(id) {
+                    record = existing
+                } else {
+                    record = try root.setMap(id)
+                }
+                for (field, value) in checked {
+                    try write(value, field: field.name, into: record)
+                }
+            }
+        } catch let error as AccordError {
+            throw error
+        } catch {
+            throw AccordError(.invalidArgument, "writing record \"\(id)\" failed: \(error)")
+        }
+    }
+
+    /// Removes record `id` of `model`; nothing happens when there is none.
+    public static func delete(_ id: String, model: ModelSchema, in doc: Doc) throws(AccordError) {
+        let root = try doc.getMap(model.name)
+        guard root.contains(id) else { return }
+        try root.delete(id)
+    }
+
+    private static func write(_ value: RecordValue?, field: String, into record: YMap) throws(AccordError) {
+        guard let value else {
+            if record.contains(field) { try record.delete(field) }
+            return
+        }
+        guard case .stringSet(let members) = value else {
+            try record.set(field, FieldCoding.content(value))
+            return
+        }
+        // Only the difference is written, so a concurrent change of other members merges.
+        let set: YMap
+        if case .map(let existing)? = record.get(field) {
+            set = existing
+        } else {
+            set = try record.setMap(field)
+        }
+        for (member, content) in set.entries where !members.contains(member) || !content.isTrueValue {
+            try set.delete(member)
+        }
+        for member in members where !(set.get(member)?.isTrueValue ?? false) {
+            try set.set(member, .bool(true))
+        }
+    }
+}
+
+extension YValue {
+    fileprivate var isTrueValue: Bool {
+        if case .value(.bool(true)) = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,48 @@
+/// The one date form records store: `YYYY-MM-DDTHH:MM:SS.sssZ`, what JavaScript's
+/// `toISOString()` writes. One fixed-width UTC form means dates sort correctly as
+/// strings (in SQLite and in memory alike); offsets or a varying number of fraction
+/// digits would not.
+enum ISODate {
+    static let length = 24
+
+    static func isCanonical(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == length else { return false }
+        let digits = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22]
+        guard digits.allSatisfy({ (0x30...0x39).contains(bytes[$0]) }),
+              bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54, bytes[13] == 0x3A, bytes[16] == 0x3A,
+              bytes[19] == 0x2E, bytes[23] == 0x5A
+        else { return false }
+        func number(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 10 + Int(bytes[$1] - 0x30) } }
+        let month = number(5..<7)
+        let day = number(8..<10)
+        return (1...12).contains(month) && (1...31).contains(day) && number(11..<13) < 24 && number(14..<16) < 60
+            && number(17..<19) < 60
+    }
+
+    /// The canonical text of `secondsSince1970` (milliseconds kept, rounded down),
+    /// for years 0000 through 9999.
+    static func text(secondsSince1970 seconds: Double) -> String? {
+        guard seconds.isFinite else { return nil }
+        let milliseconds = Int64((seconds * 1000).rounded(.down))
+        var days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
+        let inDay = milliseconds - days * 86_400_000
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        days += 719_468
+        let era = (days >= 0 ? days : days - 146_096) / 146_097
+        let dayOfEra = days - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        guard (0...9999).contains(year) else { return nil }
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(inDay / 3_600_000, 2)):"
+            + "\(pad(inDay / 60000 % 60, 2)):\(pad(inDay / 1000 % 60, 2)).\(pad(inDay % 1000, 3))Z"
+    }
+}
