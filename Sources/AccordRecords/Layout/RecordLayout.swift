@@ -53,14 +53,16 @@ public enum RecordLayout {
         return RecordData(id: id, values: values)
     }
 
-    /// Writes `changes` into record `id` of `model` in one transaction, creating the
-    /// record if needed: a value sets the field, nil removes it. Every value is checked
-    /// first, so a refused write changes nothing.
+    /// Writes `values` into record `id` of `model` and removes the fields in `removing`
+    /// (they become absent), in one transaction, creating the record if needed. Every
+    /// value is checked first, so a refused write changes nothing.
     /// - Throws: `INVALID_ARGUMENT` naming the field for an unknown field or a value of
     ///   the wrong type.
     public static func write(
-        _ changes: [String: RecordValue?], id: String, model: ModelSchema, in doc: Doc
+        _ values: [String: RecordValue], removing: Set<String> = [], id: String, model: ModelSchema, in doc: Doc
     ) throws(AccordError) {
+        var changes: [String: RecordValue?] = values.mapValues { $0 }
+        for name in removing where values[name] == nil { changes.updateValue(RecordValue?.none, forKey: name) }
         guard !id.isEmpty else {
             throw AccordError(.invalidArgument, "Model \"\(model.name)\": a record id cannot be empty.", details: ["model": model.name])
         }
