@@ -14,5 +14,12 @@ extension ErrorCode {
     public static let invalidQuery = ErrorCode(rawValue: "INVALID_QUERY")
 
     /// Every code defined by AccordRecords, for golden tests and documentation.
-    public static let allRecordsCodes: [ErrorCode] = [.reservedFieldName, .uniqueOnStringSet, .invalidSchema, .invalidQuery]
+    public static let allRecordsCodes: [ErrorCode] = [
+        .reservedFieldName, .uniqueOnStringSet, .invalidSchema, .invalidQuery, .modelNotRegistered,
+    ]
+}
+
+extension ErrorCode {
+    /// A query or write names a model that is not registered (with this client or index).
+    public static let modelNotRegistered = ErrorCode(rawValue: "MODEL_NOT_REGISTERED")
 }

@@ -1,0 +1,62 @@
+/// The SQLite tables that project one model:
+///
+/// - `r_<model>`: one row per record per document, `document`, `id`, then one column
+///   `f_<field>` per field, typed by the field: TEXT for `id`, `string` and `date`, REAL
+///   for `number`, INTEGER 0/1 for `boolean`, and for a string set the number of
+///   members. Absent and null are both NULL (one value, as filters define it).
+/// - `m_<model>_<field>`: the members of a string-set field, one row each.
+/// - an index `i_<model>_<field>` for every `indexed` field, and one by member for
+///   every string set.
+///
+/// Model and field names are identifiers (checked by ``ModelSchema/validate()``), so
+/// they are safe inside quoted SQL names.
+struct ModelTables {
+    let schema: ModelSchema
+
+    var records: String { "\"r_\(schema.name)\"" }
+    func members(_ field: String) -> String { "\"m_\(schema.name)_\(field)\"" }
+
+    /// The column of a field; the record id is `id`.
+    func column(_ field: String) -> String {
+        field == ModelSchema.idField ? "id" : "\"f_\(field)\""
+    }
+
+    /// The declared fields other than `id`, in schema order: the columns after `id`.
+    var valueFields: [FieldSchema] { schema.fields.filter { $0.name != ModelSchema.idField } }
+
+    var stringSets: [FieldSchema] { valueFields.filter { $0.type == .stringSet } }
+
+    /// Statements that create every table and index of the model.
+    var creation: [String] {
+        var columns = ["document TEXT NOT NULL", "id TEXT NOT NULL"]
+        for field in valueFields {
+            columns.append("\(column(field.name)) \(Self.affinity(field.type))")
+        }
+        columns.append("PRIMARY KEY (document, id)")
+        var statements = ["CREATE TABLE \(records) (\(columns.joined(separator: ", "))) WITHOUT ROWID"]
+        for field in stringSets {
+            statements.append(
+                "CREATE TABLE \(members(field.name)) (document TEXT NOT NULL, id TEXT NOT NULL, member TEXT NOT NULL, "
+                    + "PRIMARY KEY (document, id, member)) WITHOUT ROWID")
+            statements.append(
+                "CREATE INDEX \"i_\(schema.name)_\(field.name)\" ON \(members(field.name)) (member, document, id)")
+        }
+        for field in valueFields where field.indexed && field.type != .stringSet {
+            statements.append("CREATE INDEX \"i_\(schema.name)_\(field.name)\" ON \(records) (\(column(field.name)))")
+        }
+        return statements
+    }
+
+    /// Statements that drop everything ``creation`` made.
+    var removal: [String] {
+        ["DROP TABLE IF EXISTS \(records)"] + stringSets.map { "DROP TABLE IF EXISTS \(members($0.name))" }
+    }
+
+    static func affinity(_ type: FieldType) -> String {
+        switch type {
+        case .id, .string, .date: "TEXT"
+        case .number: "REAL"
+        case .boolean, .stringSet: "INTEGER"
+        }
+    }
+}

@@ -1,0 +1,40 @@
+public import AccordCRDT
+
+/// Collects, from a document's events, which records of each model changed: a record
+/// created, replaced or deleted in the model's root map, or any field (or string-set
+/// member) inside it. The owner of the document takes the ids after each transaction
+/// and projects only those: the index follows changes, it is never rebuilt per change.
+///
+/// Not `Sendable`: it lives with its document's owner, as the document does.
+public final class RecordChangeTracker {
+    private var subscriptions: [Subscription] = []
+    private var changed: [String: Set<String>] = [:]
+
+    /// Starts tracking the root maps of `models` in `doc`.
+    public init(doc: Doc, models: [ModelSchema]) throws(AccordError) {
+        for model in models { try track(model, in: doc) }
+    }
+
+    deinit { subscriptions.forEach { $0.cancel() } }
+
+    /// Starts tracking one more model (a model registered while the document is open).
+    public func track(_ model: ModelSchema, in doc: Doc) throws(AccordError) {
+        let name = model.name
+        let root = try doc.getMap(name)
+        subscriptions.append(root.observeDeep { [unowned self] events in
+            for event in events {
+                if case .key(let id)? = event.path.first {
+                    changed[name, default: []].insert(id)
+                } else if event.path.isEmpty {
+                    changed[name, default: []].formUnion(event.keys.keys)
+                }
+            }
+        })
+    }
+
+    /// The record ids changed since the last call, by model; resets.
+    public func take() -> [String: Set<String>] {
+        defer { changed = [:] }
+        return changed
+    }
+}

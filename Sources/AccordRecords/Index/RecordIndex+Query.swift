@@ -1,0 +1,116 @@
+public import AccordCRDT
+public import AccordStore
+
+extension RecordIndex {
+    /// The records of `model` that match `filter`, in the options' order. Synchronous,
+    /// from any thread.
+    /// - Throws: `MODEL_NOT_REGISTERED`; `INVALID_QUERY` for a malformed filter or a sort
+    ///   key that names no sortable field.
+    public func query(
+        _ model: String, filter: Filter = .all, options: QueryOptions = QueryOptions()
+    ) throws(AccordError) -> [IndexedRecord] {
+        try reading { (connection, tables) throws(AccordError) -> [IndexedRecord] in
+            let modelTables = try Self.tables(model, in: tables)
+            let condition = try Self.condition(filter, options.documents, modelTables)
+            if options.documents?.isEmpty == true { return [] }
+            let order = try Self.orderBy(options.sortOrder, modelTables)
+            let fields = modelTables.valueFields
+            var sql = "SELECT r.document, r.id"
+            for field in fields { sql += ", r.\(modelTables.column(field.name))" }
+            sql += " FROM \(modelTables.records) r WHERE \(condition.sql) ORDER BY \(order)"
+            var parameters = condition.parameters
+            if let limit = options.limit {
+                sql += " LIMIT ?"
+                parameters.append(.integer(Int64(max(0, limit))))
+            }
+            var results: [IndexedRecord] = []
+            try connection.cachedStatement(sql).forEachRow(parameters) { row throws(AccordError) in
+                var values: [String: RecordValue] = [:]
+                for (offset, field) in fields.enumerated() where !row.isNull(Int32(offset + 2)) {
+                    values[field.name] = Self.value(row, Int32(offset + 2), field.type)
+                }
+                // Rows are written under valid ids only.
+                guard let document = DocumentID(rawValue: row.text(0)) else { return }
+                results.append(IndexedRecord(document: document, record: RecordData(id: row.text(1), values: values)))
+            }
+            for field in modelTables.stringSets {
+                try Self.loadMembers(of: field.name, into: &results, modelTables, connection)
+            }
+            return results
+        }
+    }
+
+    /// How many records of `model` match `filter`.
+    public func count(_ model: String, filter: Filter = .all, documents: [DocumentID]? = nil) throws(AccordError) -> Int {
+        try reading { (connection, tables) throws(AccordError) -> Int in
+            let modelTables = try Self.tables(model, in: tables)
+            let condition = try Self.condition(filter, documents, modelTables)
+            if documents?.isEmpty == true { return 0 }
+            var count = 0
+            try connection.cachedStatement("SELECT count(*) FROM \(modelTables.records) r WHERE \(condition.sql)")
+                .forEachRow(condition.parameters) { row in count = Int(row.int64(0)) }
+            return count
+        }
+    }
+
+    // MARK: Building SQL
+
+    static func tables(_ model: String, in tables: [String: ModelTables]) throws(AccordError) -> ModelTables {
+        guard let modelTables = tables[model] else {
+            throw AccordError(.modelNotRegistered, "model \"\(model)\" is not registered", details: ["model": model])
+        }
+        return modelTables
+    }
+
+    /// The filter, scoped to `documents`.
+    static func condition(
+        _ filter: Filter, _ documents: [DocumentID]?, _ modelTables: ModelTables
+    ) throws(AccordError) -> SQLPredicate {
+        var condition = SQLPredicate(try filter.compile(for: modelTables.schema), tables: modelTables)
+        if let documents, !documents.isEmpty {
+            let marks = Array(repeating: "?", count: documents.count).joined(separator: ", ")
+            condition = SQLPredicate(
+                sql: "r.document IN (\(marks)) AND \(condition.sql)",
+                parameters: documents.map { .text($0.rawValue) } + condition.parameters)
+        }
+        return condition
+    }
+
+    /// SQLite puts NULL first ascending and last descending, which is the rule.
+    static func orderBy(_ keys: [SortKey], _ modelTables: ModelTables) throws(AccordError) -> String {
+        var terms: [String] = []
+        for (index, key) in keys.enumerated() {
+            guard let field = modelTables.schema.field(key.field), field.type != .stringSet else {
+                throw AccordError(
+                    .invalidQuery, "sort[\(index)]: \"\(key.field)\" is not a sortable field of model \"\(modelTables.schema.name)\"",
+                    details: ["path": "sort[\(index)]"])
+            }
+            terms.append("r.\(modelTables.column(key.field)) \(key.direction == .ascending ? "ASC" : "DESC")")
+        }
+        return (terms + ["r.id ASC", "r.document ASC"]).joined(separator: ", ")
+    }
+
+    static func value(_ row: SQLiteStatement, _ column: Int32, _ type: FieldType) -> RecordValue {
+        switch type {
+        case .id, .string, .date: return .string(row.text(column))
+        case .number: return .number(row.double(column))
+        case .boolean: return .bool(row.int64(column) != 0)
+        case .stringSet: return .stringSet([])  // members are loaded next
+        }
+    }
+
+    private static func loadMembers(
+        of field: String, into results: inout [IndexedRecord], _ modelTables: ModelTables, _ connection: SQLiteConnection
+    ) throws(AccordError) {
+        let statement = try connection.cachedStatement(
+            "SELECT member FROM \(modelTables.members(field)) WHERE document = ? AND id = ?")
+        for index in results.indices where results[index].record.values[field] != nil {
+            var members: [String] = []
+            try statement.forEachRow([.text(results[index].document.rawValue), .text(results[index].id)]) { row in
+                members.append(row.text(0))
+            }
+            statement.reset()
+            results[index].record.values[field] = .stringSet(StringSet(members))
+        }
+    }
+}

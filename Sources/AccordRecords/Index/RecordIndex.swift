@@ -1,0 +1,254 @@
+public import AccordCRDT
+import AccordStore
+import Foundation
+
+/// The query index of one client store: SQLite tables that project the records of
+/// every registered model in every document (``ModelTables``), kept current from each
+/// transaction's changes, with the state vector each document's projection reflects.
+///
+/// Reads are synchronous and may run on any thread: one connection, one lock. Writes
+/// come from the owner of the documents (``project(_:doc:changes:)``), which reads the
+/// changed records out of the `Doc` it owns.
+///
+/// The index is derived data: deleting its file loses nothing (the next open projects
+/// every document again). It is written with `synchronous=NORMAL`: a power loss may
+/// lose its last commits, and the stored state vectors then ask for them again.
+public final class RecordIndex: @unchecked Sendable {
+    // Invariant: `connection`, `tables` and `counters` are only touched under `lock`.
+    private let lock = NSLock()
+    private let connection: SQLiteConnection
+    private var tables: [String: ModelTables] = [:]
+    private var tally = Counters()
+
+    /// What the index did since it opened, for tests and diagnostics.
+    public struct Counters: Sendable, Hashable {
+        /// Records written to (or removed from) the tables by projection.
+        public var projectedRecords = 0
+        /// Records skipped because the document holds them in a shape that breaks the schema.
+        public var malformedRecords = 0
+    }
+
+    /// Opens or creates the index at `path` (`:memory:` for one that lives in memory).
+    public init(path: String) throws(AccordError) {
+        var settings = SQLiteConnection.Settings()
+        settings.synchronousFull = false
+        connection = try SQLiteConnection(path: path, settings: settings)
+        try connection.defineTextFunction(SQLPredicate.foldFunction, CaseFolding.fold)
+        try connection.execute("""
+            CREATE TABLE IF NOT EXISTS accord_index_models (name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS accord_index_documents (document TEXT PRIMARY KEY, state_vector BLOB NOT NULL) WITHOUT ROWID;
+            """)
+    }
+
+    public var counters: Counters { lock.withLock { tally } }
+
+    /// The registered models, by name.
+    public var models: [String: ModelSchema] { lock.withLock { tables.mapValues(\.schema) } }
+
+    // MARK: Models
+
+    /// Registers `models` (validated together with those already registered). A model
+    /// registered again with the same schema is a no-op; one whose schema changed gets
+    /// new tables, and every document's state vector is forgotten so the owner projects
+    /// them again (``needsProjection(_:stateVector:)``). Nothing is written when
+    /// validation fails.
+    /// - Returns: the models whose tables were (re)created and need projecting.
+    @discardableResult
+    public func register(_ models: [ModelSchema]) throws(AccordError) -> [ModelSchema] {
+        try locked { () throws(AccordError) -> [ModelSchema] in
+            var combined = tables.mapValues(\.schema)
+            for model in models { combined[model.name] = model }
+            try ModelSchema.validate(combined.values.sorted { $0.name < $1.name })
+            var created: [ModelSchema] = []
+            try transaction { () throws(AccordError) in
+                for model in models {
+                    let fingerprint = model.fingerprint
+                    let known = try storedFingerprint(model.name)
+                    if known == fingerprint {
+                        tables[model.name] = ModelTables(schema: model)
+                        continue
+                    }
+                    if let old = tables[model.name] {
+                        for statement in old.removal { try connection.execute(statement) }
+                    }
+                    // A table left by an earlier schema that this process never loaded.
+                    if known != nil { try dropTables(named: model.name) }
+                    let modelTables = ModelTables(schema: model)
+                    for statement in modelTables.creation { try connection.execute(statement) }
+                    try connection.cachedStatement("INSERT OR REPLACE INTO accord_index_models VALUES (?, ?)")
+                        .run([.text(model.name), .text(fingerprint)])
+                    tables[model.name] = modelTables
+                    created.append(model)
+                }
+                if !created.isEmpty { try connection.execute("DELETE FROM accord_index_documents") }
+            }
+            return created
+        }
+    }
+
+    // MARK: Projection
+
+    /// Whether `document` needs projecting to reach `stateVector`: true unless the
+    /// index already reflects exactly that state.
+    public func needsProjection(_ document: DocumentID, stateVector: [UInt8]) throws(AccordError) -> Bool {
+        try locked { () throws(AccordError) -> Bool in
+            var stored: [UInt8]?
+            try connection.cachedStatement("SELECT state_vector FROM accord_index_documents WHERE document = ?")
+                .forEachRow([.text(document.rawValue)]) { row in stored = row.blob(0) }
+            return stored != stateVector
+        }
+    }
+
+    /// Projects the records named in `changes` (model → record ids) from `doc`, the
+    /// current state of `document`: each is re-read, then written or, when gone or
+    /// malformed, removed. Records the changes do not name are not touched. Records the
+    /// index has for models `changes` does not name stay as they are.
+    public func project(_ document: DocumentID, doc: Doc, changes: [String: Set<String>]) throws(AccordError) {
+        try locked { () throws(AccordError) in
+            try transaction { () throws(AccordError) in
+                for (model, ids) in changes.sorted(by: { $0.key < $1.key }) {
+                    guard let modelTables = tables[model] else { continue }
+                    for id in ids.sorted(by: CodePoints.less) {
+                        try write(id, of: modelTables, document: document, doc: doc)
+                    }
+                }
+                try storeStateVector(document, doc.encodeStateVector())
+            }
+        }
+    }
+
+    /// Projects every record of every registered model in `doc` (a document opened for
+    /// the first time, or after a schema change), replacing what the index had for it.
+    public func projectAll(_ document: DocumentID, doc: Doc) throws(AccordError) {
+        try locked { () throws(AccordError) in
+            try transaction { () throws(AccordError) in
+                for modelTables in tables.values.sorted(by: { $0.schema.name < $1.schema.name }) {
+                    try deleteRows(of: modelTables, document: document)
+                    let read = try RecordLayout.records(of: modelTables.schema, in: doc)
+                    tally.malformedRecords += read.malformed.count
+                    for record in read.records { try insert(record, into: modelTables, document: document) }
+                    tally.projectedRecords += read.records.count
+                }
+                try storeStateVector(document, doc.encodeStateVector())
+            }
+        }
+    }
+
+    /// Removes everything the index holds for `document` (closed and evicted, or deleted).
+    public func remove(_ document: DocumentID) throws(AccordError) {
+        try locked { () throws(AccordError) in
+            try transaction { () throws(AccordError) in
+                for modelTables in tables.values { try deleteRows(of: modelTables, document: document) }
+                try connection.cachedStatement("DELETE FROM accord_index_documents WHERE document = ?")
+                    .run([.text(document.rawValue)])
+            }
+        }
+    }
+
+    // MARK: Writing rows (under the lock)
+
+    private func write(_ id: String, of modelTables: ModelTables, document: DocumentID, doc: Doc) throws(AccordError) {
+        let record: RecordData?
+        do {
+            record = try RecordLayout.record(id, of: modelTables.schema, in: doc)
+        } catch {
+            tally.malformedRecords += 1
+            record = nil
+        }
+        try deleteRow(id, of: modelTables, document: document)
+        if let record { try insert(record, into: modelTables, document: document) }
+        tally.projectedRecords += 1
+    }
+
+    private func insert(_ record: RecordData, into modelTables: ModelTables, document: DocumentID) throws(AccordError) {
+        let fields = modelTables.valueFields
+        let columns = (["document", "id"] + fields.map { modelTables.column($0.name) }).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: fields.count + 2).joined(separator: ", ")
+        var values: [SQLiteValue] = [.text(document.rawValue), .text(record.id)]
+        for field in fields {
+            values.append(Self.column(record.values[field.name]))
+        }
+        try connection.cachedStatement("INSERT INTO \(modelTables.records) (\(columns)) VALUES (\(marks))").run(values)
+        for field in modelTables.stringSets {
+            guard case .stringSet(let set)? = record.values[field.name] else { continue }
+            let statement = try connection.cachedStatement("INSERT INTO \(modelTables.members(field.name)) VALUES (?, ?, ?)")
+            for member in set {
+                try statement.run([.text(document.rawValue), .text(record.id), .text(member)])
+                statement.reset()
+            }
+        }
+    }
+
+    private func deleteRow(_ id: String, of modelTables: ModelTables, document: DocumentID) throws(AccordError) {
+        let key: [SQLiteValue] = [.text(document.rawValue), .text(id)]
+        try connection.cachedStatement("DELETE FROM \(modelTables.records) WHERE document = ? AND id = ?").run(key)
+        for field in modelTables.stringSets {
+            try connection.cachedStatement("DELETE FROM \(modelTables.members(field.name)) WHERE document = ? AND id = ?")
+                .run(key)
+        }
+    }
+
+    private func deleteRows(of modelTables: ModelTables, document: DocumentID) throws(AccordError) {
+        let key: [SQLiteValue] = [.text(document.rawValue)]
+        try connection.cachedStatement("DELETE FROM \(modelTables.records) WHERE document = ?").run(key)
+        for field in modelTables.stringSets {
+            try connection.cachedStatement("DELETE FROM \(modelTables.members(field.name)) WHERE document = ?").run(key)
+        }
+    }
+
+    private func storeStateVector(_ document: DocumentID, _ stateVector: [UInt8]) throws(AccordError) {
+        try connection.cachedStatement("INSERT OR REPLACE INTO accord_index_documents VALUES (?, ?)")
+            .run([.text(document.rawValue), .blob(stateVector)])
+    }
+
+    private func storedFingerprint(_ model: String) throws(AccordError) -> String? {
+        var fingerprint: String?
+        try connection.cachedStatement("SELECT fingerprint FROM accord_index_models WHERE name = ?")
+            .forEachRow([.text(model)]) { row in fingerprint = row.text(0) }
+        return fingerprint
+    }
+
+    /// Drops the tables of `model` whatever schema made them (their names start with
+    /// `r_<model>` or `m_<model>_`; indexes go with their tables).
+    private func dropTables(named model: String) throws(AccordError) {
+        var names: [String] = []
+        try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND (name = ? OR substr(name, 1, ?) = ?)")
+            .forEachRow([.text("r_\(model)"), .integer(Int64(model.utf8.count + 3)), .text("m_\(model)_")]) { row in
+                names.append(row.text(0))
+            }
+        for name in names { try connection.execute("DROP TABLE \"\(name)\"") }
+    }
+
+    /// Runs `body` in one SQLite transaction (under the lock already held).
+    func transaction(_ body: () throws(AccordError) -> Void) throws(AccordError) {
+        do {
+            try connection.transaction { try body() }
+        } catch let error as AccordError {
+            throw error
+        } catch {
+            throw AccordError(.ioError, "record index transaction failed: \(error)")
+        }
+    }
+
+    /// Runs `body` with the connection and tables, under the lock (the query side).
+    func reading<T>(_ body: (SQLiteConnection, [String: ModelTables]) throws(AccordError) -> T) throws(AccordError) -> T {
+        try locked { () throws(AccordError) -> T in try body(connection, tables) }
+    }
+
+    /// `NSLock.withLock` rethrows untyped errors; this keeps `AccordError`.
+    private func locked<T>(_ body: () throws(AccordError) -> T) throws(AccordError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    static func column(_ value: RecordValue?) -> SQLiteValue {
+        switch value {
+        case nil, .null?: return .null
+        case .bool(let flag)?: return .integer(flag ? 1 : 0)
+        case .number(let number)?: return .real(number)
+        case .string(let text)?: return .text(text)
+        case .stringSet(let set)?: return .integer(Int64(set.count))
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import AccordCRDT
+import AccordRecords
+import AccordStore
+import AccordTesting
+import Testing
+
+@Suite struct RecordIndexTests {
+    static let tasks = ModelSchema("tasks", fields: [
+        FieldSchema("title", .string, indexed: true),
+        FieldSchema("priority", .number, indexed: true),
+        FieldSchema("done", .boolean),
+        FieldSchema("tags", .stringSet),
+    ])
+
+    private func fixture() throws -> (RecordIndex, Doc, RecordChangeTracker) {
+        let index = try RecordIndex(path: ":memory:")
+        try index.register([Self.tasks])
+        let doc = Doc(clientID: 1)
+        return (index, doc, try RecordChangeTracker(doc: doc, models: [Self.tasks]))
+    }
+
+    @Test func changesAreProjectedRecordByRecord() throws {
+        let (index, doc, tracker) = try fixture()
+        try RecordLayout.write(["title": "a", "priority": 1], id: "t1", model: Self.tasks, in: doc)
+        try RecordLayout.write(["title": "b", "priority": 2, "tags": .stringSet(["x"])], id: "t2", model: Self.tasks, in: doc)
+        try index.project("inbox", doc: doc, changes: tracker.take())
+        #expect(index.counters.projectedRecords == 2)
+        #expect(try index.query("tasks").map(\.id) == ["t1", "t2"])
+
+        // One field of one record: one record projected.
+        try RecordLayout.write(["priority": 5], id: "t1", model: Self.tasks, in: doc)
+        try index.project("inbox", doc: doc, changes: tracker.take())
+        #expect(index.counters.projectedRecords == 3)
+        #expect(try index.query("tasks", filter: ["priority": 5]).map(\.id) == ["t1"])
+
+        // A member added to a set, then a delete.
+        try RecordLayout.write(["tags": .stringSet(["x", "y"])], id: "t2", model: Self.tasks, in: doc)
+        try RecordLayout.delete("t1", model: Self.tasks, in: doc)
+        try index.project("inbox", doc: doc, changes: tracker.take())
+        #expect(index.counters.projectedRecords == 5)
+        let rows = try index.query("tasks")
+        #expect(rows.map(\.id) == ["t2"])
+        #expect(rows.first?["tags"] == .stringSet(["x", "y"]))
+        #expect(try index.count("tasks", filter: ["tags": ["$contains": "y"]]) == 1)
+    }
+
+    @Test func remoteUpdatesAreTrackedLikeLocalOnes() throws {
+        let (index, doc, tracker) = try fixture()
+        let peer = Doc(clientID: 2)
+        try RecordLayout.write(["title": "remote", "done": true], id: "r1", model: Self.tasks, in: peer)
+        try doc.applyUpdate(peer.encodeStateAsUpdate())
+        try index.project("inbox", doc: doc, changes: tracker.take())
+        #expect(try index.query("tasks", filter: ["done": true]).map(\.id) == ["r1"])
+    }
+
+    @Test func documentsScopeQueriesAndEmptyScopeMatchesNothing() throws {
+        let (index, doc, _) = try fixture()
+        let other = Doc(clientID: 2)
+        try RecordLayout.write(["title": "a"], id: "t1", model: Self.tasks, in: doc)
+        try RecordLayout.write(["title": "b"], id: "t1", model: Self.tasks, in: other)
+        try index.projectAll("one", doc: doc)
+        try index.projectAll("two", doc: other)
+        #expect(try index.query("tasks").map(\.document) == ["one", "two"])
+        #expect(try index.query("tasks", options: QueryOptions(documents: ["two"])).map { $0["title"] } == ["b"])
+        #expect(try index.query("tasks", options: QueryOptions(documents: [])).isEmpty)
+        #expect(try index.count("tasks", documents: []) == 0)
+        try index.remove("one")
+        #expect(try index.query("tasks").map(\.document) == ["two"])
+    }
+
+    @Test func malformedRecordsAreSkippedAndCounted() throws {
+        let (index, doc, tracker) = try fixture()
+        try RecordLayout.write(["title": "fine"], id: "ok", model: Self.tasks, in: doc)
+        let root = try doc.getMap("tasks")
+        try doc.transact {
+            let bad = try root.setMap("bad")
+            try bad.setMap("title")  // a map where a string belongs
+        }
+        try index.project("inbox", doc: doc, changes: tracker.take())
+        #expect(try index.query("tasks").map(\.id) == ["ok"])
+        #expect(index.counters.malformedRecords == 1)
+        #expect(try index.count("tasks", filter: ["title": ["$exists": false]]) == 0)
+    }
+
+    @Test func theStoredStateVectorSaysWhetherADocumentNeedsProjecting() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/index.sqlite"
+        let doc = Doc(clientID: 1)
+        try RecordLayout.write(["title": "a"], id: "t1", model: Self.tasks, in: doc)
+        do {
+            let index = try RecordIndex(path: path)
+            try index.register([Self.tasks])
+            #expect(try index.needsProjection("inbox", stateVector: doc.encodeStateVector()))
+            try index.projectAll("inbox", doc: doc)
+        }
+        let reopened = try RecordIndex(path: path)
+        #expect(try reopened.register([Self.tasks]).isEmpty)  // same schema: nothing rebuilt
+        #expect(try !reopened.needsProjection("inbox", stateVector: doc.encodeStateVector()))
+        #expect(reopened.counters.projectedRecords == 0)
+        #expect(try reopened.query("tasks").map(\.id) == ["t1"])
+
+        // A changed schema rebuilds the model's tables and asks for projection again.
+        var changed = Self.tasks
+        changed.fields.append(FieldSchema("notes", .string))
+        #expect(try reopened.register([changed]).map(\.name) == ["tasks"])
+        #expect(try reopened.needsProjection("inbox", stateVector: doc.encodeStateVector()))
+        #expect(try reopened.query("tasks").isEmpty)
+    }
+
+    @Test func aFailedRegistrationWritesNothing() throws {
+        let index = try RecordIndex(path: ":memory:")
+        let broken = ModelSchema("notes", fields: [FieldSchema("type", .string)])
+        #expect(throws: AccordError.self) { try index.register([Self.tasks, broken]) }
+        #expect(index.models.isEmpty)
+        #expect(throws: AccordError.self) { try index.query("tasks") }
+        try index.register([Self.tasks])
+        #expect(index.models.keys.sorted() == ["tasks"])
+    }
+
+    @Test func sortingPutsNullFirstAscendingAndLastDescendingAndBreaksTiesById() throws {
+        let (index, doc, _) = try fixture()
+        try RecordLayout.write(["priority": 2], id: "b", model: Self.tasks, in: doc)
+        try RecordLayout.write(["priority": 2], id: "a", model: Self.tasks, in: doc)
+        try RecordLayout.write(["priority": 1], id: "c", model: Self.tasks, in: doc)
+        try RecordLayout.write(["title": "no priority"], id: "d", model: Self.tasks, in: doc)
+        try RecordLayout.write(["priority": nil], id: "e", model: Self.tasks, in: doc)
+        try index.projectAll("inbox", doc: doc)
+        let ascending = try index.query("tasks", options: QueryOptions(sortOrder: [SortKey("priority")]))
+        #expect(ascending.map(\.id) == ["d", "e", "c", "a", "b"])
+        let descending = try index.query("tasks", options: QueryOptions(sortOrder: [SortKey("priority", .descending)], limit: 4))
+        #expect(descending.map(\.id) == ["a", "b", "c", "d"])
+        #expect(throws: AccordError.self) {
+            try index.query("tasks", options: QueryOptions(sortOrder: [SortKey("tags")]))
+        }
+    }
+}
