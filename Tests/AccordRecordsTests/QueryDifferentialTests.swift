@@ -47,6 +47,17 @@ import Testing
                 let actual = try index.query(Self.model.name, filter: filter, options: options)
                 #expect(actual.map(\.id) == expected.map(\.id), "seed \(seed) round \(round): \(filter.json.jsonText) sort \(sort)")
                 #expect(try index.count(Self.model.name, filter: filter, documents: [document]) == expected.count)
+                // Paging through visits the same records in the same order.
+                var paged: [String] = []
+                var pageOptions = options
+                pageOptions.limit = 1 + Int(rng.next() % 4)
+                for _ in 0...expected.count {
+                    let page = try index.queryPaged(Self.model.name, filter: filter, options: pageOptions)
+                    paged += page.data.map(\.id)
+                    guard let next = page.nextCursor else { break }
+                    pageOptions.cursor = next
+                }
+                #expect(paged == expected.map(\.id), "seed \(seed) round \(round): paging")
                 if actual.map(\.id) != expected.map(\.id) { return }
             }
         }

@@ -24,10 +24,14 @@ public struct QueryOptions: Sendable, Hashable {
     public var sortOrder: [SortKey]
     /// At most this many records.
     public var limit: Int?
+    /// Start after the record this cursor names (a ``QueryPage/nextCursor`` of the
+    /// same query).
+    public var cursor: String?
 
-    public init(documents: [DocumentID]? = nil, sortOrder: [SortKey] = [], limit: Int? = nil) {
+    public init(documents: [DocumentID]? = nil, sortOrder: [SortKey] = [], limit: Int? = nil, cursor: String? = nil) {
         self.documents = documents
         self.sortOrder = sortOrder
         self.limit = limit
+        self.cursor = cursor
     }
 }

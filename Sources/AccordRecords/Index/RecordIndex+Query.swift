@@ -11,8 +11,12 @@ extension RecordIndex {
     ) throws(AccordError) -> [IndexedRecord] {
         try reading { (connection, tables) throws(AccordError) -> [IndexedRecord] in
             let modelTables = try Self.tables(model, in: tables)
-            let condition = try Self.condition(filter, options.documents, modelTables)
+            var condition = try Self.condition(filter, options.documents, modelTables)
             if options.documents?.isEmpty == true { return [] }
+            if let text = options.cursor {
+                let cursor = try QueryCursor(text: text, sortOrder: options.sortOrder).condition(options.sortOrder, modelTables)
+                condition = SQLPredicate(sql: "\(condition.sql) AND \(cursor.sql)", parameters: condition.parameters + cursor.parameters)
+            }
             let order = try Self.orderBy(options.sortOrder, modelTables)
             let fields = modelTables.valueFields
             var sql = "SELECT r.document, r.id"
@@ -38,6 +42,23 @@ extension RecordIndex {
             }
             return results
         }
+    }
+
+    /// One page of at most `options.limit` records (all when nil), and the cursor of
+    /// the next page when more match.
+    public func queryPaged(
+        _ model: String, filter: Filter = .all, options: QueryOptions = QueryOptions()
+    ) throws(AccordError) -> QueryPage {
+        guard let limit = options.limit else {
+            return QueryPage(data: try query(model, filter: filter, options: options), nextCursor: nil)
+        }
+        var probe = options
+        probe.limit = max(0, limit) + 1
+        var rows = try query(model, filter: filter, options: probe)
+        guard rows.count > limit else { return QueryPage(data: rows, nextCursor: nil) }
+        rows.removeLast(rows.count - limit)
+        guard let last = rows.last else { return QueryPage(data: [], nextCursor: nil) }
+        return QueryPage(data: rows, nextCursor: QueryCursor(after: last, sortOrder: options.sortOrder).text)
     }
 
     /// How many records of `model` match `filter`.
