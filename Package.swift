@@ -114,7 +114,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "AccordRecordsTests", dependencies: ["AccordRecords", "AccordCRDT", "AccordTesting"],
+            name: "AccordRecordsTests", dependencies: ["AccordRecords", "AccordCRDT", "AccordStore", "AccordSync", "AccordTesting"],
             swiftSettings: swiftSettings
         ),
         // The facade as an app uses it, against an in-process server.

@@ -15,11 +15,14 @@ extension ErrorCode {
 
     /// Every code defined by AccordRecords, for golden tests and documentation.
     public static let allRecordsCodes: [ErrorCode] = [
-        .reservedFieldName, .uniqueOnStringSet, .invalidSchema, .invalidQuery, .modelNotRegistered,
+        .reservedFieldName, .uniqueOnStringSet, .invalidSchema, .invalidQuery, .modelNotRegistered, .uniqueViolation,
     ]
 }
 
 extension ErrorCode {
     /// A query or write names a model that is not registered (with this client or index).
     public static let modelNotRegistered = ErrorCode(rawValue: "MODEL_NOT_REGISTERED")
+    /// A save would give a record the values of a unique field or constraint that
+    /// another record already holds; the message names the constraint and that record.
+    public static let uniqueViolation = ErrorCode(rawValue: "UNIQUE_VIOLATION")
 }

@@ -90,12 +90,12 @@ import Testing
         do {
             let index = try RecordIndex(path: path)
             try index.register([Self.tasks])
-            #expect(try index.needsProjection("inbox", stateVector: doc.encodeStateVector()))
+            #expect(try index.needsProjection("inbox", stateVector: doc.encodeStateVector(), sequence: 0))
             try index.projectAll("inbox", doc: doc)
         }
         let reopened = try RecordIndex(path: path)
         #expect(try reopened.register([Self.tasks]).isEmpty)  // same schema: nothing rebuilt
-        #expect(try !reopened.needsProjection("inbox", stateVector: doc.encodeStateVector()))
+        #expect(try !reopened.needsProjection("inbox", stateVector: doc.encodeStateVector(), sequence: 0))
         #expect(reopened.counters.projectedRecords == 0)
         #expect(try reopened.query("tasks").map(\.id) == ["t1"])
 
@@ -103,7 +103,7 @@ import Testing
         var changed = Self.tasks
         changed.fields.append(FieldSchema("notes", .string))
         #expect(try reopened.register([changed]).map(\.name) == ["tasks"])
-        #expect(try reopened.needsProjection("inbox", stateVector: doc.encodeStateVector()))
+        #expect(try reopened.needsProjection("inbox", stateVector: doc.encodeStateVector(), sequence: 0))
         #expect(try reopened.query("tasks").isEmpty)
     }
 

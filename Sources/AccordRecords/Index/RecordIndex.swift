@@ -34,9 +34,26 @@ public final class RecordIndex: @unchecked Sendable {
         settings.synchronousFull = false
         connection = try SQLiteConnection(path: path, settings: settings)
         try connection.defineTextFunction(SQLPredicate.foldFunction, CaseFolding.fold)
+        try Self.prepareLayout(connection)
+    }
+
+    /// The layout version of the index's own tables. An index of another version is
+    /// emptied and rebuilt (it is derived data: documents are projected again).
+    static let layoutVersion: Int64 = 1
+
+    private static func prepareLayout(_ connection: SQLiteConnection) throws(AccordError) {
+        var version: Int64 = 0
+        try connection.prepare("PRAGMA user_version").forEachRow { version = $0.int64(0) }
+        if version != layoutVersion {
+            var tables: [String] = []
+            try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").forEachRow { tables.append($0.text(0)) }
+            for table in tables { try connection.execute("DROP TABLE \"\(table)\"") }
+            try connection.execute("PRAGMA user_version = \(layoutVersion)")
+        }
         try connection.execute("""
             CREATE TABLE IF NOT EXISTS accord_index_models (name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL) WITHOUT ROWID;
-            CREATE TABLE IF NOT EXISTS accord_index_documents (document TEXT PRIMARY KEY, state_vector BLOB NOT NULL) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS accord_index_documents (
+                document TEXT PRIMARY KEY, state_vector BLOB NOT NULL, sequence INTEGER NOT NULL) WITHOUT ROWID;
             """)
     }
 
@@ -88,14 +105,25 @@ public final class RecordIndex: @unchecked Sendable {
 
     // MARK: Projection
 
-    /// Whether `document` needs projecting to reach `stateVector`: true unless the
-    /// index already reflects exactly that state.
-    public func needsProjection(_ document: DocumentID, stateVector: [UInt8]) throws(AccordError) -> Bool {
+    /// Whether `document` needs projecting to reach the state `stateVector` at log
+    /// position `sequence` (the store's last sequence for it): true unless the index
+    /// already reflects exactly that. The sequence catches what a state vector cannot:
+    /// a transaction that only deleted.
+    public func needsProjection(_ document: DocumentID, stateVector: [UInt8], sequence: UInt64) throws(AccordError) -> Bool {
         try locked { () throws(AccordError) -> Bool in
-            var stored: [UInt8]?
-            try connection.cachedStatement("SELECT state_vector FROM accord_index_documents WHERE document = ?")
-                .forEachRow([.text(document.rawValue)]) { row in stored = row.blob(0) }
-            return stored != stateVector
+            var stored: ([UInt8], Int64)?
+            try connection.cachedStatement("SELECT state_vector, sequence FROM accord_index_documents WHERE document = ?")
+                .forEachRow([.text(document.rawValue)]) { row in stored = (row.blob(0), row.int64(1)) }
+            guard let stored else { return true }
+            return stored.0 != stateVector || stored.1 != Int64(bitPattern: sequence)
+        }
+    }
+
+    /// Records that the index reflects `document` at this state and log position,
+    /// without projecting anything (its owner knows no change is waiting).
+    public func markCurrent(_ document: DocumentID, stateVector: [UInt8], sequence: UInt64) throws(AccordError) {
+        try locked { () throws(AccordError) in
+            try storePosition(document, stateVector, sequence)
         }
     }
 
@@ -103,7 +131,9 @@ public final class RecordIndex: @unchecked Sendable {
     /// current state of `document`: each is re-read, then written or, when gone or
     /// malformed, removed. Records the changes do not name are not touched. Records the
     /// index has for models `changes` does not name stay as they are.
-    public func project(_ document: DocumentID, doc: Doc, changes: [String: Set<String>]) throws(AccordError) {
+    public func project(
+        _ document: DocumentID, doc: Doc, changes: [String: Set<String>], sequence: UInt64 = 0
+    ) throws(AccordError) {
         try locked { () throws(AccordError) in
             try transaction { () throws(AccordError) in
                 for (model, ids) in changes.sorted(by: { $0.key < $1.key }) {
@@ -112,14 +142,14 @@ public final class RecordIndex: @unchecked Sendable {
                         try write(id, of: modelTables, document: document, doc: doc)
                     }
                 }
-                try storeStateVector(document, doc.encodeStateVector())
+                try storePosition(document, doc.encodeStateVector(), sequence)
             }
         }
     }
 
     /// Projects every record of every registered model in `doc` (a document opened for
     /// the first time, or after a schema change), replacing what the index had for it.
-    public func projectAll(_ document: DocumentID, doc: Doc) throws(AccordError) {
+    public func projectAll(_ document: DocumentID, doc: Doc, sequence: UInt64 = 0) throws(AccordError) {
         try locked { () throws(AccordError) in
             try transaction { () throws(AccordError) in
                 for modelTables in tables.values.sorted(by: { $0.schema.name < $1.schema.name }) {
@@ -129,7 +159,7 @@ public final class RecordIndex: @unchecked Sendable {
                     for record in read.records { try insert(record, into: modelTables, document: document) }
                     tally.projectedRecords += read.records.count
                 }
-                try storeStateVector(document, doc.encodeStateVector())
+                try storePosition(document, doc.encodeStateVector(), sequence)
             }
         }
     }
@@ -196,9 +226,9 @@ public final class RecordIndex: @unchecked Sendable {
         }
     }
 
-    private func storeStateVector(_ document: DocumentID, _ stateVector: [UInt8]) throws(AccordError) {
-        try connection.cachedStatement("INSERT OR REPLACE INTO accord_index_documents VALUES (?, ?)")
-            .run([.text(document.rawValue), .blob(stateVector)])
+    private func storePosition(_ document: DocumentID, _ stateVector: [UInt8], _ sequence: UInt64) throws(AccordError) {
+        try connection.cachedStatement("INSERT OR REPLACE INTO accord_index_documents VALUES (?, ?, ?)")
+            .run([.text(document.rawValue), .blob(stateVector), .integer(Int64(bitPattern: sequence))])
     }
 
     private func storedFingerprint(_ model: String) throws(AccordError) -> String? {

@@ -33,3 +33,16 @@ public final class SerialStorage: @unchecked Sendable {
         return try storageCall { try body(adapter) }
     }
 }
+
+extension SerialStorage {
+    /// The file of a plain SQLite storage (``SQLiteStorageAdapter``); nil for one in
+    /// memory, a sealed one, or any other adapter. Layers that keep derived files
+    /// beside the store (the records index) put them next to it, and keep them in
+    /// memory when this is nil, so nothing of a sealed store is written in clear.
+    public var filePath: String? {
+        try? withAdapter { adapter in
+            guard let sqlite = adapter as? SQLiteStorageAdapter, sqlite.connection.path != ":memory:" else { return nil }
+            return sqlite.connection.path
+        }
+    }
+}

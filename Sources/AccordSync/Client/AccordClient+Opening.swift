@@ -105,6 +105,7 @@ extension AccordClient {
                 handshakeBudget: handshakeBudget, resyncInterval: resyncInterval))
         document.delivered = metadata.acknowledgedSequence
         documents[id] = document
+        notifyOpened(document)
         if let hello = connection?.hello, network.isOnline { ready(document, hello: hello) }
         return document
     }
@@ -138,6 +139,9 @@ extension AccordClient {
         // A local-only document was never joined: not a byte about it leaves.
         if !document.machine.localOnly { sendLeave(id) }
         do throws(AccordError) {
+            // Observers hear of the close once the store flushed the document, so the
+            // log position they read is final; also when the flush failed.
+            defer { notifyClosed(id) }
             try document.stored.close()
             // A local-only document's content exists nowhere else: never dropped by a close.
             guard evictLocal, !document.machine.localOnly, try !store.hasUnacknowledgedWrites(id) else {

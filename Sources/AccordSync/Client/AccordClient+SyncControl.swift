@@ -66,7 +66,14 @@ extension AccordClient {
         // changes, and start again from an empty resident copy filled by the server.
         document.tickTimer?.cancel()
         document.presenceTimer?.cancel()
-        try document.stored.close()
+        do throws(AccordError) {
+            try document.stored.close()
+        } catch {
+            notifyClosed(id)
+            throw error
+        }
+        // After the flush, so observers read the final log position of the old Doc.
+        notifyClosed(id)
         documents[id] = nil
         try store.evict(id, force: true)
         try store.restore(id, snapshot: Self.emptyUpdate)

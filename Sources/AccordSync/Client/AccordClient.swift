@@ -67,6 +67,8 @@ public actor AccordClient {
     /// The streams of ``presenceEvents(_:filter:)`` and ``broadcasts(_:topic:)``.
     var presenceSubscribers = SubscriberList<PresenceEvent, PresenceFilter>()
     var broadcastSubscribers = SubscriberList<BroadcastMessage, String?>()
+    /// Layers that follow the open documents (``addDocumentObserver(_:)``).
+    var documentObservers: [any DocumentObserver] = []
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 

@@ -1,0 +1,134 @@
+public import AccordCRDT
+public import AccordStore
+public import AccordSync
+import Foundation
+
+/// One record to write: the values to set, the fields to remove, and for a new record
+/// without an id, whether one is made (`autoAssign`).
+public struct RecordWrite: Sendable, Hashable {
+    /// The record's id; nil for a new record whose id the model auto-assigns.
+    public var id: String?
+    public var values: [String: RecordValue]
+    public var removing: Set<String>
+
+    public init(id: String? = nil, values: [String: RecordValue], removing: Set<String> = []) {
+        self.id = id
+        self.values = values
+        self.removing = removing
+    }
+}
+
+extension ClientRecords {
+    /// Writes one record of `model` into `document` (which must be open) and returns it
+    /// as saved. A record the document does not hold yet is inserted with the model's
+    /// defaults for the fields not given and a ULID for an auto-assigned id; an
+    /// existing one gets only the given fields. Unique fields and constraints are
+    /// checked against every record the index holds.
+    /// - Throws: `DOCUMENT_NOT_OPEN`, `MODEL_NOT_REGISTERED`, `INVALID_ARGUMENT` naming
+    ///   the field, `UNIQUE_VIOLATION` naming the constraint and the existing id.
+    @discardableResult
+    public func save(
+        _ model: String, _ write: RecordWrite, in document: DocumentID, client: AccordClient
+    ) async throws(AccordError) -> IndexedRecord {
+        try await saveBatch(model, [write], in: document, client: client)[0]
+    }
+
+    /// Writes many records into one document in one transaction (one update, one
+    /// projection). Every record is checked before anything is written: a refused
+    /// batch writes nothing.
+    @discardableResult
+    public func saveBatch(
+        _ model: String, _ writes: [RecordWrite], in document: DocumentID, client: AccordClient
+    ) async throws(AccordError) -> [IndexedRecord] {
+        guard let schema = models[model] else { throw Self.notRegistered(model) }
+        let index = index
+        let ids: [String]
+        do {
+            ids = try await client.withDocument(document) { doc in
+                try Self.write(writes, schema: schema, index: index, document: document, doc: doc)
+            }
+        } catch let error as AccordError {
+            throw error
+        } catch {
+            throw AccordError(.invalidArgument, "saving records failed: \(error)")
+        }
+        return try ids.map { id throws(AccordError) in
+            guard let saved = try index.query(
+                model, filter: ["id": .string(id)], options: QueryOptions(documents: [document], limit: 1)
+            ).first else {
+                throw AccordError(.invalidArgument, "record \(id) was written but is not in the index", details: ["id": id])
+            }
+            return saved
+        }
+    }
+
+    /// Removes record `id` of `model` from `document`; nothing happens when there is none.
+    public func delete(_ model: String, id: String, in document: DocumentID, client: AccordClient) async throws(AccordError) {
+        guard let schema = models[model] else { throw Self.notRegistered(model) }
+        do {
+            try await client.withDocument(document) { doc in try RecordLayout.delete(id, model: schema, in: doc) }
+        } catch let error as AccordError {
+            throw error
+        } catch {
+            throw AccordError(.invalidArgument, "deleting record \(id) failed: \(error)")
+        }
+    }
+
+    /// The body of a batch, on the client with the `Doc`: resolve ids and defaults,
+    /// check uniqueness, then write everything in one transaction.
+    private static func write(
+        _ writes: [RecordWrite], schema: ModelSchema, index: RecordIndex, document: DocumentID, doc: Doc
+    ) throws(AccordError) -> [String] {
+        var random = SystemRandomNumberGenerator()
+        let milliseconds = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
+        var prepared: [(id: String, values: [String: RecordValue], removing: Set<String>)] = []
+        for write in writes {
+            let id: String
+            if let given = write.id {
+                id = given
+            } else {
+                id = try autoAssignedID(schema, milliseconds, &random)
+            }
+            var values = write.values
+            values[ModelSchema.idField] = nil
+            if try RecordLayout.record(id, of: schema, in: doc) == nil {
+                for field in schema.fields where values[field.name] == nil && !write.removing.contains(field.name) {
+                    if let value = field.defaultValue {
+                        values[field.name] = value
+                    } else if field.autoAssign, field.name != ModelSchema.idField {
+                        values[field.name] = .string(ULID.make(milliseconds: milliseconds, using: &random))
+                    }
+                }
+            }
+            prepared.append((id, values, write.removing))
+        }
+        try UniquenessCheck(schema: schema, index: index).check(prepared.map { ($0.id, $0.values) }, in: document, doc: doc)
+        do {
+            try doc.transact {
+                for record in prepared {
+                    try RecordLayout.write(record.values, removing: record.removing, id: record.id, model: schema, in: doc)
+                }
+            }
+        } catch let error as AccordError {
+            throw error
+        } catch {
+            throw AccordError(.invalidArgument, "writing records failed: \(error)")
+        }
+        return prepared.map(\.id)
+    }
+
+    private static func autoAssignedID(
+        _ schema: ModelSchema, _ milliseconds: UInt64, _ random: inout SystemRandomNumberGenerator
+    ) throws(AccordError) -> String {
+        guard schema.field(ModelSchema.idField)?.autoAssign == true else {
+            throw AccordError(
+                .invalidArgument, "Model \"\(schema.name)\": a new record needs an id (the id field is not autoAssign).",
+                details: ["model": schema.name, "field": ModelSchema.idField])
+        }
+        return ULID.make(milliseconds: milliseconds, using: &random)
+    }
+
+    static func notRegistered(_ model: String) -> AccordError {
+        AccordError(.modelNotRegistered, "model \"\(model)\" is not registered with this client", details: ["model": model])
+    }
+}

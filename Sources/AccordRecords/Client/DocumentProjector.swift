@@ -1,0 +1,80 @@
+import AccordCRDT
+import AccordStore
+
+/// Keeps the index current for one open document: a ``RecordChangeTracker`` collects
+/// the records each transaction touched (its observers run first), and the `Doc`'s
+/// update hook, which runs after them, projects those records. Lives on the client's
+/// executor, as the `Doc` does.
+final class DocumentProjector {
+    let id: DocumentID
+    let doc: Doc
+    private let index: RecordIndex
+    private let store: DocumentStore
+    private let tracker: RecordChangeTracker
+    private(set) var tracked: Set<String> = []
+    private var subscription: Subscription?
+    /// The last projection that failed (the index keeps its previous rows); the next
+    /// open projects the document again, since its stored state no longer matches.
+    private(set) var lastError: AccordError?
+
+    init(id: DocumentID, doc: Doc, index: RecordIndex, store: DocumentStore) throws(AccordError) {
+        self.id = id
+        self.doc = doc
+        self.index = index
+        self.store = store
+        tracker = try RecordChangeTracker(doc: doc, models: [])
+        // The store's own update hook was added when the document opened, before this
+        // one, so the log sequence read here already counts the transaction.
+        subscription = doc.onUpdate { [unowned self] _, _ in projectChanges() }
+    }
+
+    deinit { subscription?.cancel() }
+
+    /// Starts following `models` it does not follow yet. Returns whether it started
+    /// following any (what the index holds for them may then be stale).
+    func track(_ models: [ModelSchema]) throws(AccordError) -> Bool {
+        var added = false
+        for model in models where !tracked.contains(model.name) {
+            try tracker.track(model, in: doc)
+            tracked.insert(model.name)
+            added = true
+        }
+        return added
+    }
+
+    /// Projects the whole document unless the index already reflects exactly its
+    /// state (same state vector and log position): a reopen of an unchanged document
+    /// costs two comparisons.
+    func catchUp() throws(AccordError) {
+        let position = try position()
+        guard try index.needsProjection(id, stateVector: position.stateVector, sequence: position.sequence) else { return }
+        try index.projectAll(id, doc: doc, sequence: position.sequence)
+    }
+
+    /// Records that the index reflects the document as it is now (on close, when no
+    /// change is waiting), so the next open finds nothing to do.
+    func markCurrent() throws(AccordError) {
+        guard lastError == nil else { return }
+        let pending = tracker.take()
+        let position = try position()
+        if pending.isEmpty {
+            try index.markCurrent(id, stateVector: position.stateVector, sequence: position.sequence)
+        } else {
+            try index.project(id, doc: doc, changes: pending, sequence: position.sequence)
+        }
+    }
+
+    private func projectChanges() {
+        let changes = tracker.take()
+        guard !changes.isEmpty else { return }
+        do throws(AccordError) {
+            try index.project(id, doc: doc, changes: changes, sequence: try store.metadata(id).lastSequence)
+        } catch {
+            lastError = error
+        }
+    }
+
+    private func position() throws(AccordError) -> (stateVector: [UInt8], sequence: UInt64) {
+        (doc.encodeStateVector(), try store.metadata(id).lastSequence)
+    }
+}
