@@ -18,12 +18,13 @@ final class ServerCore: LWSCallbackHandler {
     private var upgrades: [UInt: HTTPRequest] = [:]
     private var sockets: [UInt: Socket] = [:]
     private var socketsByID: [UInt64: UInt] = [:]
-    private var exchanges: [UInt: HTTPExchange] = [:]
+    private let front: HTTPFront
 
     init(configuration: WebSocketServer.Configuration, mailbox: Mailbox<ServerCommand>, openCount: Locked<Int>) {
         self.openCount = openCount
         self.configuration = configuration
         self.mailbox = mailbox
+        self.front = HTTPFront(configuration: configuration)
     }
 
     func serviceStarted(_ context: OpaquePointer) {}
@@ -31,7 +32,7 @@ final class ServerCore: LWSCallbackHandler {
     func serviceStopped() {
         // lws_context_destroy closed every wsi; anything left never reached CLOSED.
         upgrades = [:]
-        exchanges = [:]
+        front.stop()
         for socket in sockets.values {
             configuration.onEvent(.closed(socket.connection, code: 1006, reason: ""))
         }
@@ -45,48 +46,24 @@ final class ServerCore: LWSCallbackHandler {
     ) -> Int32 {
         let key = UInt(bitPattern: wsi)
         switch reason {
-        // MARK: HTTP
-        case LWS_CALLBACK_HTTP:
-            let request = RequestReader.read(wsi, customHeaders: configuration.customHeaders)
-            let exchange = HTTPExchange(request: request)
-            exchanges[key] = exchange
-            if Self.expectsBody(wsi) { return 0 }  // answered at HTTP_BODY_COMPLETION
-            return exchange.start(wsi, configuration.routes.respond(to: request))
+        // MARK: HTTP stage (every accepted socket starts here, see HTTPFront)
+        case LWS_CALLBACK_RAW_ADOPT, LWS_CALLBACK_RAW_RX, LWS_CALLBACK_RAW_WRITEABLE, LWS_CALLBACK_RAW_CLOSE:
+            return front.handle(wsi, reason, input, length)
 
-        case LWS_CALLBACK_HTTP_BODY:
-            guard let exchange = exchanges[key] else { return -1 }
-            if exchange.request.body.count + length > configuration.maxHTTPBodySize { return -1 }
-            if let input, length > 0 {
-                exchange.request.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
-            }
-            return 0
-
-        case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-            guard let exchange = exchanges[key] else { return -1 }
-            return exchange.start(wsi, configuration.routes.respond(to: exchange.request))
-
-        case LWS_CALLBACK_HTTP_WRITEABLE:
-            guard let exchange = exchanges[key] else { return 0 }
-            return exchange.writeNext(wsi)
-
-        case LWS_CALLBACK_HTTP_DROP_PROTOCOL, LWS_CALLBACK_CLOSED_HTTP:
-            // The exchange ends here (also between keep-alive requests): never let the
-            // next request on this wsi see the previous one's state.
-            exchanges[key] = nil
-            return lws_callback_http_dummy(wsi, reason, user, input, length)
+        case LWS_CALLBACK_HTTP, LWS_CALLBACK_HTTP_BODY, LWS_CALLBACK_HTTP_BODY_COMPLETION:
+            // Only upgrades handed over by HTTPFront reach lws' HTTP role; anything
+            // else lws would answer as plain HTTP has no business here.
+            return -1
 
         // MARK: WebSocket
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-            var request = RequestReader.read(wsi, customHeaders: configuration.customHeaders)
-            request.method = .get
-            guard configuration.shouldUpgrade(request) else { return 1 }
+            // HTTPFront parsed the request from the raw bytes and asked `shouldUpgrade`.
+            guard let request = front.takeUpgrade(fd: lws_get_socket_fd(wsi)) else { return 1 }
             upgrades[key] = request
             return 0
 
         case LWS_CALLBACK_ESTABLISHED:
-            let request =
-                upgrades.removeValue(forKey: key)
-                ?? RequestReader.read(wsi, customHeaders: configuration.customHeaders)
+            guard let request = upgrades.removeValue(forKey: key) else { return -1 }
             let connection = WebSocketConnection(id: nextID, request: request, mailbox: mailbox)
             nextID += 1
             sockets[key] = Socket(
@@ -131,10 +108,10 @@ final class ServerCore: LWSCallbackHandler {
 
         case LWS_CALLBACK_WSI_DESTROY:
             upgrades[key] = nil
-            exchanges[key] = nil
             return 0
 
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+            if let context = lws_get_context(wsi) { front.completeHandoffs(context) }
             drainMailbox()
             return 0
 
@@ -156,17 +133,6 @@ final class ServerCore: LWSCallbackHandler {
                 lws_callback_on_writable(socket.wsi)
             }
         }
-    }
-
-    /// A request body follows when the request says so (content-length > 0 or chunked).
-    private static func expectsBody(_ wsi: OpaquePointer) -> Bool {
-        if let length = RequestReader.copy(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH), let count = Int(length), count > 0 {
-            return true
-        }
-        if let encoding = RequestReader.copy(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) {
-            return encoding.lowercased().contains("chunked")
-        }
-        return false
     }
 }
 

@@ -16,8 +16,30 @@ public final class WebSocketServer: Sendable {
         /// Headers lws does not know by name, to capture into requests (known headers
         /// such as `authorization` are always captured).
         public var customHeaders: [String]
-        /// Larger request bodies close the connection.
+        /// Larger request bodies are refused with 413 `BODY_TOO_LARGE` (read from the
+        /// Content-Length, before any of the body is buffered).
         public var maxHTTPBodySize: Int
+        /// Request line plus headers; larger heads are refused with 431 `HEADERS_TOO_LARGE`.
+        public var maxHeaderBytes: Int
+        /// A request head must be complete this long after the connection opened or the
+        /// previous response went out (so it is also the keep-alive idle time); a body
+        /// must be complete `bodyTimeoutSeconds` after its head. Late ones are closed.
+        public var headerTimeoutSeconds: Int
+        public var bodyTimeoutSeconds: Int
+        /// Connections from one remote address still in the HTTP stage (not WebSockets);
+        /// the next one is answered 503 `TOO_MANY_CONNECTIONS` and closed. 0: no cap.
+        public var maxConnectionsPerAddress: Int
+        /// When a new connection's descriptor is within `descriptorReserve` of
+        /// `descriptorLimit`, it is served only for `reservedPaths` (health checks) and
+        /// every other request is answered 503 `SERVER_BUSY`, so the server refuses
+        /// politely instead of failing `accept` (EMFILE).
+        public var descriptorReserve: Int
+        /// nil: the soft `RLIMIT_NOFILE` at start (what lws sizes its tables from).
+        public var descriptorLimit: Int?
+        public var reservedPaths: Set<String>
+        /// Told of every refusal of the HTTP layer (malformed, too large, too many
+        /// connections...), on the service thread; for metrics. Must return quickly.
+        public var onRefusal: @Sendable (HTTPRefusal) -> Void
         /// Larger WebSocket messages are discarded unread (never buffered past the limit)
         /// and reported as `messageTooLarge`; the connection is then closed with 1009
         /// unless `closeOnOversizedMessage` is false.
@@ -37,7 +59,10 @@ public final class WebSocketServer: Sendable {
 
         public init(
             host: String = "127.0.0.1", port: Int = 0, routes: HTTPRoutes = HTTPRoutes(),
-            customHeaders: [String] = [], maxHTTPBodySize: Int = 16 << 20, maxMessageSize: Int = 64 << 20,
+            customHeaders: [String] = [], maxHTTPBodySize: Int = 16 << 20, maxHeaderBytes: Int = 16 << 10,
+            headerTimeoutSeconds: Int = 10, bodyTimeoutSeconds: Int = 30, maxConnectionsPerAddress: Int = 256,
+            descriptorReserve: Int = 64, descriptorLimit: Int? = nil, reservedPaths: Set<String> = [],
+            onRefusal: @escaping @Sendable (HTTPRefusal) -> Void = { _ in }, maxMessageSize: Int = 64 << 20,
             closeOnOversizedMessage: Bool = true, pingAfterSeconds: Int? = nil, hangUpAfterSeconds: Int? = nil,
             shouldUpgrade: @escaping @Sendable (HTTPRequest) -> Bool = { _ in true },
             onEvent: @escaping @Sendable (WebSocketServerEvent) -> Void = { _ in }
@@ -47,6 +72,14 @@ public final class WebSocketServer: Sendable {
             self.routes = routes
             self.customHeaders = customHeaders
             self.maxHTTPBodySize = maxHTTPBodySize
+            self.maxHeaderBytes = maxHeaderBytes
+            self.headerTimeoutSeconds = headerTimeoutSeconds
+            self.bodyTimeoutSeconds = bodyTimeoutSeconds
+            self.maxConnectionsPerAddress = maxConnectionsPerAddress
+            self.descriptorReserve = descriptorReserve
+            self.descriptorLimit = descriptorLimit
+            self.reservedPaths = reservedPaths
+            self.onRefusal = onRefusal
             self.maxMessageSize = maxMessageSize
             self.closeOnOversizedMessage = closeOnOversizedMessage
             self.pingAfterSeconds = pingAfterSeconds
@@ -69,7 +102,8 @@ public final class WebSocketServer: Sendable {
                 pingAfterSeconds: UInt16(clamping: configuration.pingAfterSeconds ?? 0),
                 hangUpAfterSeconds: UInt16(clamping: configuration.hangUpAfterSeconds ?? 0))
         }
-        let thread = try ServiceThread(listen: (configuration.host, configuration.port), idle: idle)
+        let thread = try ServiceThread(
+            listen: (configuration.host, configuration.port), idle: idle, maxHeaderBytes: configuration.maxHeaderBytes)
         let core = ServerCore(configuration: configuration, mailbox: Mailbox(thread: thread), openCount: openCount)
         self.thread = thread
         self.port = thread.listenPort ?? configuration.port
