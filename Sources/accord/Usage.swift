@@ -47,7 +47,9 @@ enum Usage {
         Usage:
           accord serve [--host <addr>] [--port <n>] [--data <dir>] [--dev | --secret-file <file>]
                        [--no-create-on-connect] [--max-frame-bytes <n>] [--max-document-bytes <n>]
-                       [--max-messages-per-second <n>]
+                       [--max-messages-per-second <n>] [--max-header-bytes <n>]
+                       [--max-request-body-bytes <n>] [--header-timeout <seconds>]
+                       [--max-connections-per-address <n>]
 
           Serves WebSocket sync on ws://<host>:<port>/v1/sync/<document> (y-websocket
           framing; stock Yjs clients work) and /v1/sync (Accord clients, multiplexed),
@@ -61,6 +63,16 @@ enum Usage {
                         for user "dev" as 'dev token: <token>'
           --no-create-on-connect
                         refuse to open document ids that do not exist yet
+          --max-header-bytes
+                        request line + headers (default 16384; 431 beyond)
+          --max-request-body-bytes
+                        REST request body (default 16777216; 413 beyond)
+          --header-timeout
+                        seconds to send a complete request head, of any method,
+                        after connecting or after the previous response (default 10)
+          --max-connections-per-address
+                        connections from one address not yet WebSockets (default 256,
+                        0 for no cap; 503 beyond). Raise it behind a reverse proxy.
           Prints 'listening <port>' when ready. SIGTERM or SIGINT closes the
           connections and flushes every document before exiting.
         \(exitStatuses)

@@ -29,6 +29,21 @@ public final class AccordServer: Sendable {
         /// Advertised in the hello message. A connection silent this long is pinged, and
         /// one silent for three times as long (no frame, no pong) is dropped.
         public var heartbeatSeconds = 20
+        /// Request line plus headers of an HTTP request or upgrade (431 `HEADERS_TOO_LARGE`
+        /// beyond); room for long bearer tokens.
+        public var maxHeaderBytes = 16 << 10
+        /// REST request bodies (413 `BODY_TOO_LARGE` beyond).
+        public var maxRequestBodyBytes = 16 << 20
+        /// A request head (of any method) must be complete this long after the
+        /// connection opened or its previous response (also the keep-alive idle time).
+        public var headerTimeoutSeconds = 10
+        /// Connections from one address that are not (yet) WebSockets; beyond, 503
+        /// `TOO_MANY_CONNECTIONS`. 0: no cap. Behind a reverse proxy every client
+        /// shares the proxy's address: raise it or set 0 there.
+        public var maxConnectionsPerAddress = 256
+        /// Descriptors kept for health checks: within this many of the descriptor
+        /// limit, only `/healthz` and `/metrics` are served (others get 503 `SERVER_BUSY`).
+        public var descriptorReserve = 64
         /// A document with no connections is flushed and unloaded after this long.
         public var roomIdleSeconds: Double = 30
         /// Milliseconds since the epoch; tests may substitute a clock.
@@ -76,6 +91,12 @@ public final class AccordServer: Sendable {
 
         let network = WebSocketServer.Configuration(
             host: configuration.host, port: configuration.port, routes: routes,
+            maxHTTPBodySize: configuration.maxRequestBodyBytes, maxHeaderBytes: configuration.maxHeaderBytes,
+            headerTimeoutSeconds: configuration.headerTimeoutSeconds,
+            maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
+            descriptorReserve: configuration.descriptorReserve, reservedPaths: ["/healthz", "/metrics"],
+            // Refusals are coded errors sent to clients: counted by code like the others.
+            onRefusal: { refusal in metrics.error(refusal.code) },
             maxMessageSize: configuration.maxFrameBytes, closeOnOversizedMessage: false,
             pingAfterSeconds: configuration.heartbeatSeconds, hangUpAfterSeconds: 3 * configuration.heartbeatSeconds,
             shouldUpgrade: { request in

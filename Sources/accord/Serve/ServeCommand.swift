@@ -27,6 +27,18 @@ enum ServeCommand {
         configuration.messagesPerSecond = try integer(
             args.removeOption("--max-messages-per-second"), "--max-messages-per-second",
             default: configuration.messagesPerSecond, range: 1...1_000_000)
+        configuration.maxHeaderBytes = try integer(
+            args.removeOption("--max-header-bytes"), "--max-header-bytes", default: configuration.maxHeaderBytes,
+            range: 1024...(1 << 20))
+        configuration.maxRequestBodyBytes = try integer(
+            args.removeOption("--max-request-body-bytes"), "--max-request-body-bytes",
+            default: configuration.maxRequestBodyBytes, range: 0...(1 << 30))
+        configuration.headerTimeoutSeconds = try integer(
+            args.removeOption("--header-timeout"), "--header-timeout", default: configuration.headerTimeoutSeconds,
+            range: 1...3600)
+        configuration.maxConnectionsPerAddress = try integer(
+            args.removeOption("--max-connections-per-address"), "--max-connections-per-address",
+            default: configuration.maxConnectionsPerAddress, range: 0...1_000_000)
         configuration.messageBurst = max(configuration.messageBurst, 2 * configuration.messagesPerSecond)
         let extra = try args.positionals()
         guard extra.isEmpty else { throw AccordCommand.usageError("unexpected argument '\(extra[0])'", help: "accord serve --help") }
