@@ -120,8 +120,15 @@ final class LWSContext {
     }
 
     /// lws logs notices to stderr by default; keep errors only. Runs once.
+    /// lws 4.1 logs two debugging lines at error level on every
+    /// `lws_adopt_socket_vhost_readbuf` ("calling service"), which HTTPFront calls once
+    /// per WebSocket: those are dropped so real errors stay visible.
     private static let quietLogs: Void = {
-        lws_set_log_level(LLL_ERR, nil)
+        lws_set_log_level(LLL_ERR) { _, line in
+            guard let line else { return }
+            if strstr(line, "adopt_socket_readbuf") != nil { return }
+            _ = write(2, line, strlen(line))  // stderr, unbuffered like lws' own emitter
+        }
     }()
 }
 
