@@ -79,7 +79,7 @@ public final class AccordServer: Sendable {
             maxMessageSize: configuration.maxFrameBytes, closeOnOversizedMessage: false,
             pingAfterSeconds: configuration.heartbeatSeconds, hangUpAfterSeconds: 3 * configuration.heartbeatSeconds,
             shouldUpgrade: { request in
-                request.path == SyncEndpoint.multiplexedPath || request.path.hasPrefix(SyncEndpoint.documentPrefix)
+                request.path == SyncEndpoint.multiplexedPath || SyncEndpoint.isDocumentPath(request.path)
             },
             onEvent: { hub.handle($0) })
         hub.start()
