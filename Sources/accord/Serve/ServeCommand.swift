@@ -62,9 +62,23 @@ enum ServeCommand {
         return number
     }
 
+    /// Creates the data directory 0700: it holds every document and the dev secret,
+    /// which other local users have no business reading. An existing directory keeps
+    /// its mode (the operator chose it), with a warning when others may read it.
     private static func createDirectory(_ path: String) throws(AccordError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            let mode = (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+            if let mode, mode & 0o077 != 0 {
+                Output.error(
+                    "accord serve: warning: data directory \(path) is mode \(String(mode, radix: 8)); "
+                        + "other local users may read documents (chmod 700 \(path))")
+            }
+            return
+        }
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw AccordError(.ioError, "cannot create data directory \(path): \(error.localizedDescription)", details: ["path": path])
         }
