@@ -47,7 +47,9 @@ enum Usage {
         Usage:
           accord serve [--host <addr>] [--port <n>] [--data <dir>] [--dev | --secret-file <file>]
                        [--no-create-on-connect] [--max-frame-bytes <n>] [--max-document-bytes <n>]
-                       [--max-messages-per-second <n>]
+                       [--max-messages-per-second <n>] [--max-connections-per-user <n>]
+                       [--max-rooms-per-connection <n>] [--max-documents-per-user-per-hour <n>]
+                       [--max-partial-bytes-per-user <n>]
 
           Serves WebSocket sync on ws://<host>:<port>/v1/sync/<document> (y-websocket
           framing; stock Yjs clients work) and /v1/sync (Accord clients, multiplexed),
@@ -61,6 +63,15 @@ enum Usage {
                         for user "dev" as 'dev token: <token>'
           --no-create-on-connect
                         refuse to open document ids that do not exist yet
+          --max-frame-bytes                  largest WebSocket message (16 MiB)
+          --max-document-bytes               largest stored document (256 MiB)
+          --max-messages-per-second          per connection (500)
+          --max-connections-per-user         open sync connections per user (64)
+          --max-rooms-per-connection         documents open on one connection (256)
+          --max-documents-per-user-per-hour  documents a user may create (1000)
+          --max-partial-bytes-per-user       bytes of partly received messages one
+                                             user's connections may hold (64 MiB)
+          The data directory is created 0700 and the files in it 0600.
           Prints 'listening <port>' when ready. SIGTERM or SIGINT closes the
           connections and flushes every document before exiting.
         \(exitStatuses)

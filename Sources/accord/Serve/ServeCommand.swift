@@ -28,6 +28,18 @@ enum ServeCommand {
             args.removeOption("--max-messages-per-second"), "--max-messages-per-second",
             default: configuration.messagesPerSecond, range: 1...1_000_000)
         configuration.messageBurst = max(configuration.messageBurst, 2 * configuration.messagesPerSecond)
+        configuration.maxConnectionsPerUser = try integer(
+            args.removeOption("--max-connections-per-user"), "--max-connections-per-user",
+            default: configuration.maxConnectionsPerUser, range: 1...1_000_000)
+        configuration.maxRoomsPerConnection = try integer(
+            args.removeOption("--max-rooms-per-connection"), "--max-rooms-per-connection",
+            default: configuration.maxRoomsPerConnection, range: 1...1_000_000)
+        configuration.maxDocumentsCreatedPerUserPerHour = try integer(
+            args.removeOption("--max-documents-per-user-per-hour"), "--max-documents-per-user-per-hour",
+            default: configuration.maxDocumentsCreatedPerUserPerHour, range: 1...1_000_000_000)
+        configuration.maxPartialBytesPerUser = try integer(
+            args.removeOption("--max-partial-bytes-per-user"), "--max-partial-bytes-per-user",
+            default: configuration.maxPartialBytesPerUser, range: 1024...Int.max)
         let extra = try args.positionals()
         guard extra.isEmpty else { throw AccordCommand.usageError("unexpected argument '\(extra[0])'", help: "accord serve --help") }
 
