@@ -7,6 +7,8 @@ final class ServerCore: LWSCallbackHandler {
         let connection: WebSocketConnection
         let peer: WebSocketPeer
         let wsi: OpaquePointer
+        /// Its `partialBytesGroup`, whose budget its partial message counts against.
+        let group: String?
     }
 
     private let configuration: WebSocketServer.Configuration
@@ -19,6 +21,8 @@ final class ServerCore: LWSCallbackHandler {
     private var sockets: [UInt: Socket] = [:]
     private var socketsByID: [UInt64: UInt] = [:]
     private let front: HTTPFront
+    /// Bytes of partially received messages per group (only groups holding some).
+    private var partialBytes: [String: Int] = [:]
 
     init(configuration: WebSocketServer.Configuration, mailbox: Mailbox<ServerCommand>, openCount: Locked<Int>) {
         self.openCount = openCount
@@ -67,7 +71,8 @@ final class ServerCore: LWSCallbackHandler {
             let connection = WebSocketConnection(id: nextID, request: request, mailbox: mailbox)
             nextID += 1
             sockets[key] = Socket(
-                connection: connection, peer: WebSocketPeer(maxMessageSize: configuration.maxMessageSize), wsi: wsi)
+                connection: connection, peer: WebSocketPeer(maxMessageSize: configuration.maxMessageSize), wsi: wsi,
+                group: configuration.maxPartialBytesPerGroup == nil ? nil : configuration.partialBytesGroup(request))
             socketsByID[connection.id] = key
             openCount.withLock { $0 += 1 }
             configuration.onEvent(.opened(connection))
@@ -75,8 +80,12 @@ final class ServerCore: LWSCallbackHandler {
 
         case LWS_CALLBACK_RECEIVE:
             guard let socket = sockets[key] else { return -1 }
-            switch socket.peer.receive(wsi, input, length) {
+            let received = receive(socket, wsi, input, length)
+            switch received {
             case .partial: return 0
+            case .overBudget:
+                configuration.onEvent(.messageOverBudget(socket.connection))
+                return 0
             case .message(let message):
                 configuration.onEvent(.message(socket.connection, message))
                 return 0
@@ -99,6 +108,7 @@ final class ServerCore: LWSCallbackHandler {
 
         case LWS_CALLBACK_CLOSED:
             if let socket = sockets.removeValue(forKey: key) {
+                account(socket.group, -socket.peer.partialBytes)
                 openCount.withLock { $0 -= 1 }
                 socketsByID[socket.connection.id] = nil
                 let close = socket.peer.finalClose
@@ -118,6 +128,27 @@ final class ServerCore: LWSCallbackHandler {
         default:
             return lws_callback_http_dummy(wsi, reason, user, input, length)
         }
+    }
+
+    /// One `RECEIVE` for `socket`, with its group's budget applied and its use updated.
+    private func receive(
+        _ socket: Socket, _ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int
+    ) -> WebSocketPeer.Received {
+        guard let group = socket.group, let limit = configuration.maxPartialBytesPerGroup else {
+            return socket.peer.receive(wsi, input, length)
+        }
+        let before = socket.peer.partialBytes
+        let received = socket.peer.receive(
+            wsi, input, length, allowance: max(0, limit - partialBytes[group, default: 0]))
+        account(group, socket.peer.partialBytes - before)
+        return received
+    }
+
+    /// Adds `change` to `group`'s partial bytes, dropping groups that hold none.
+    private func account(_ group: String?, _ change: Int) {
+        guard let group, change != 0 else { return }
+        let total = partialBytes[group, default: 0] + change
+        partialBytes[group] = total > 0 ? total : nil
     }
 
     private func drainMailbox() {

@@ -49,6 +49,9 @@ public enum WebSocketServerEvent: Sendable {
     case message(WebSocketConnection, [UInt8])
     /// A message over `maxMessageSize` arrived and was discarded.
     case messageTooLarge(WebSocketConnection)
+    /// A message was discarded because the partially received messages of the
+    /// connection's group would have passed `maxPartialBytesPerGroup`.
+    case messageOverBudget(WebSocketConnection)
     /// The peer's close code, or ours if we closed, or 1006 if the connection dropped.
     case closed(WebSocketConnection, code: UInt16, reason: String)
 }

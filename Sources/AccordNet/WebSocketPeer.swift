@@ -11,6 +11,7 @@ enum OutgoingFrame: Sendable {
 final class WebSocketPeer {
     private var incoming: [UInt8] = []
     private var incomingTooLarge = false
+    private var incomingOverBudget = false
     private var outgoing: [OutgoingFrame] = []
     private var outgoingHead = 0
     /// Close we were asked to send once the queue is written.
@@ -36,26 +37,38 @@ final class WebSocketPeer {
         case partial
         case message([UInt8])
         case tooLarge
+        case overBudget
     }
+
+    /// Bytes of the message being received, held until it completes.
+    var partialBytes: Int { incoming.count }
 
     /// One `RECEIVE` callback. lws hands over a message in pieces (frame fragments and
     /// rx-buffer-sized slices of frames); a message is complete on the final fragment
-    /// with no payload left.
-    func receive(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Received {
+    /// with no payload left. `allowance`: how many more bytes this connection may hold
+    /// (its group's budget left); a message that would need more is discarded.
+    func receive(
+        _ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int, allowance: Int = .max
+    ) -> Received {
         if lws_is_first_fragment(wsi) != 0 {
             incoming.removeAll(keepingCapacity: true)
             incomingTooLarge = false
+            incomingOverBudget = false
         }
         if incoming.count + length > maxMessageSize { incomingTooLarge = true }
-        if !incomingTooLarge, let input, length > 0 {
+        if !incomingTooLarge, !incomingOverBudget, length > allowance {
+            incomingOverBudget = true
+            incoming = []  // give the budget back now, not when the message ends
+        }
+        if !incomingTooLarge, !incomingOverBudget, let input, length > 0 {
             incoming.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
         }
         guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else {
             return .partial
         }
-        if incomingTooLarge {
+        if incomingTooLarge || incomingOverBudget {
             incoming = []
-            return .tooLarge
+            return incomingTooLarge ? .tooLarge : .overBudget
         }
         let message = incoming
         incoming = []

@@ -47,6 +47,15 @@ public final class WebSocketServer: Sendable {
         /// False keeps the connection open after an oversized message, so the
         /// application can answer with its own error and carry on.
         public var closeOnOversizedMessage: Bool
+        /// The partially received messages of all connections in one group may hold at
+        /// most this many bytes together (each connection holds at most one, of at most
+        /// `maxMessageSize`). A message that would pass it is discarded (its bytes freed
+        /// at once, the rest of it skipped unread) and reported as `messageOverBudget`;
+        /// the connection stays open. nil: no group budget.
+        public var maxPartialBytesPerGroup: Int?
+        /// The group of a connection (for a server, its user), from the upgrade request,
+        /// decided once when it opens; nil puts it in no group.
+        public var partialBytesGroup: @Sendable (HTTPRequest) -> String?
         /// Decides on an upgrade request (path, query, headers). Refused upgrades get no
         /// WebSocket; the client sees the connection fail.
         /// A WebSocket silent this long (no frame, no pong) is pinged; nil never pings.
@@ -82,6 +91,8 @@ public final class WebSocketServer: Sendable {
             self.onRefusal = onRefusal
             self.maxMessageSize = maxMessageSize
             self.closeOnOversizedMessage = closeOnOversizedMessage
+            self.maxPartialBytesPerGroup = nil
+            self.partialBytesGroup = { _ in nil }
             self.pingAfterSeconds = pingAfterSeconds
             self.hangUpAfterSeconds = hangUpAfterSeconds
             self.shouldUpgrade = shouldUpgrade

@@ -10,11 +10,17 @@ public struct Session: Sendable {
         public var messagesPerSecond: Int
         public var burst: Int
         public var heartbeatSeconds: Int
-        public init(maxFrameBytes: Int = 16 << 20, messagesPerSecond: Int = 500, burst: Int = 1000, heartbeatSeconds: Int = 20) {
+        /// Documents one connection may have joined at once; more are `TOO_MANY_ROOMS`.
+        public var maxRooms: Int
+        public init(
+            maxFrameBytes: Int = 16 << 20, messagesPerSecond: Int = 500, burst: Int = 1000, heartbeatSeconds: Int = 20,
+            maxRooms: Int = 256
+        ) {
             self.maxFrameBytes = maxFrameBytes
             self.messagesPerSecond = messagesPerSecond
             self.burst = burst
             self.heartbeatSeconds = heartbeatSeconds
+            self.maxRooms = maxRooms
         }
     }
 
@@ -94,7 +100,23 @@ public struct Session: Sendable {
             return documents.remove(document) == nil ? [] : [.leave(document)]
         }
         if documents.contains(document) { return [.deliver(document, decoded.frame)] }
+        guard documents.count < limits.maxRooms else {
+            // Each frame naming a further document is refused (the client may leave one).
+            return refuse(document, AccordError(
+                .tooManyRooms, "a connection may have \(limits.maxRooms) documents open; leave one first",
+                details: ["document": document.rawValue, "limit": String(limits.maxRooms)]))
+        }
         return [.join(document, then: decoded.frame)]
+    }
+
+    /// The user's connections together hold too many bytes of partially received
+    /// messages: the driver discarded this connection's message.
+    public mutating func partialBytesRefused(limit: Int) -> [SessionAction] {
+        guard !isClosed else { return [] }
+        return [sendError(AccordError(
+            .quotaExceeded,
+            "your connections may hold \(limit) bytes of partly received messages together; the message was dropped",
+            details: ["limit": String(limit)]), document: nil)]
     }
 
     /// A message over ``Limits/maxFrameBytes`` arrived (and was discarded unread).
@@ -181,6 +203,7 @@ public struct Session: Sendable {
         case .unauthenticated: SyncCloseCode.unauthenticated
         case .docAccessDenied, .permissionDenied: SyncCloseCode.forbidden
         case .documentNotFound: SyncCloseCode.notFound
+        case .tooManyRooms, .tooManyDocuments, .tooManyConnections: SyncCloseCode.tooManyRequests
         case .malformedMessage: SyncCloseCode.malformed
         default: SyncCloseCode.unavailable
         }

@@ -26,5 +26,7 @@ public enum SyncCloseCode {
     public static let unauthenticated: UInt16 = 4401
     public static let forbidden: UInt16 = 4403
     public static let notFound: UInt16 = 4404
+    /// A per-user cap refused the connection or its only document.
+    public static let tooManyRequests: UInt16 = 4429
     public static let unavailable: UInt16 = 4503
 }

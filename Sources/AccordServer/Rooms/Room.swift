@@ -42,6 +42,10 @@ public final class Room {
         self.doc = doc
         self.documentBytes = storedBytes
         self.maxDocumentBytes = maxDocumentBytes
+        // What clients send may not name client ids JavaScript peers cannot read (they
+        // would silently lose those edits); set after the store loaded the document, so
+        // content stored before the rule stays readable.
+        doc.strictClientIDs = true
         // Client ids are 32-bit in practice; the server's own id sits above that range,
         // and entries claiming it are refused, so no peer's entry is taken for the server's.
         var awareness = Awareness(localClientID: ClientID(UInt32.max) + 1, now: now)
@@ -99,6 +103,7 @@ public final class Room {
         switch frame {
         case .sync(.step1(let stateVector)):
             do {
+                try Self.refuseUnsafeClients(in: stateVector)
                 let missing = try doc.encodeStateAsUpdate(from: stateVector)
                 var actions: [RoomAction] = [.send(connection, .sync(.step2(update: missing)))]
                 // A later step 1 (a client's periodic resync, or its round for a missed
@@ -129,6 +134,15 @@ public final class Room {
             return receiveAccordMessage(frame, from: connection, member: member)
         case .custom:
             return []  // other extensions are not ours to interpret
+        }
+    }
+
+    /// A state vector naming a client id above 2^53 − 1 describes a replica JavaScript
+    /// peers cannot hold, so it is refused like one that does not decode.
+    private static func refuseUnsafeClients(in stateVector: [UInt8]) throws(AccordError) {
+        if let client = try StateVector.decode(stateVector).firstUnsafeClient {
+            throw AccordError(
+                .malformedMessage, "the state vector names client id \(client), above 2^53 - 1 (\(ID.maxSafeClient))")
         }
     }
 

@@ -46,6 +46,19 @@ public final class AccordServer: Sendable {
         public var descriptorReserve = 64
         /// A document with no connections is flushed and unloaded after this long.
         public var roomIdleSeconds: Double = 30
+        /// Open sync connections per user (token `sub`); more are closed with
+        /// `TOO_MANY_CONNECTIONS` (4429).
+        public var maxConnectionsPerUser = 64
+        /// Documents one connection may have joined at once; more are refused with
+        /// `TOO_MANY_ROOMS`.
+        public var maxRoomsPerConnection = 256
+        /// Documents one user may create per hour (REST and create-on-connect together;
+        /// a bucket of this many, refilled at this rate); more are `TOO_MANY_DOCUMENTS`.
+        public var maxDocumentsCreatedPerUserPerHour = 1000
+        /// Bytes of partially received WebSocket messages that one user's connections may
+        /// hold together (each connection holds at most one message of at most
+        /// ``maxFrameBytes``); a message that would pass it is dropped with `QUOTA_EXCEEDED`.
+        public var maxPartialBytesPerUser = 64 << 20
         /// Milliseconds since the epoch; tests may substitute a clock.
         public var now: @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) }
 
@@ -62,8 +75,12 @@ public final class AccordServer: Sendable {
     /// Starts serving `documents` (whose storage also holds the access rows).
     /// Throws `IO_ERROR` when the address cannot be bound.
     public init(configuration: Configuration, documents: DocumentStore, tokens: TokenAuthority) throws(AccordError) {
-        let directory = DocumentDirectory(documents: documents, access: AccessStore(storage: documents.storage))
         let metrics = ServerMetrics()
+        let quota = CreationQuota(
+            limit: configuration.maxDocumentsCreatedPerUserPerHour, now: configuration.now,
+            onRefused: { metrics.refused(.documentsPerUserPerHour) })
+        let directory = DocumentDirectory(
+            documents: documents, access: AccessStore(storage: documents.storage), creationQuota: quota)
         let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> String = { request throws(AccordError) in
             try tokens.authenticate(request).subject
         }
@@ -72,11 +89,14 @@ public final class AccordServer: Sendable {
             options: SyncHub.Options(
                 limits: Session.Limits(
                     maxFrameBytes: configuration.maxFrameBytes, messagesPerSecond: configuration.messagesPerSecond,
-                    burst: configuration.messageBurst, heartbeatSeconds: configuration.heartbeatSeconds),
+                    burst: configuration.messageBurst, heartbeatSeconds: configuration.heartbeatSeconds,
+                    maxRooms: max(1, configuration.maxRoomsPerConnection)),
                 createDocumentsOnConnect: configuration.createDocumentsOnConnect,
                 maxDocumentBytes: configuration.maxDocumentBytes,
                 roomIdleMilliseconds: UInt64(configuration.roomIdleSeconds * 1000),
-                now: configuration.now),
+                now: configuration.now,
+                maxConnectionsPerUser: configuration.maxConnectionsPerUser,
+                maxPartialBytesPerUser: configuration.maxPartialBytesPerUser),
             metrics: metrics, authenticate: authenticate)
 
         var routes = HTTPRoutes()
@@ -89,7 +109,7 @@ public final class AccordServer: Sendable {
         DocumentsAPI(directory: directory, authenticate: authenticate, accessChanged: { hub.accessChanged($0) })
             .register(in: &routes)
 
-        let network = WebSocketServer.Configuration(
+        var network = WebSocketServer.Configuration(
             host: configuration.host, port: configuration.port, routes: routes,
             maxHTTPBodySize: configuration.maxRequestBodyBytes, maxHeaderBytes: configuration.maxHeaderBytes,
             headerTimeoutSeconds: configuration.headerTimeoutSeconds,
@@ -100,9 +120,15 @@ public final class AccordServer: Sendable {
             maxMessageSize: configuration.maxFrameBytes, closeOnOversizedMessage: false,
             pingAfterSeconds: configuration.heartbeatSeconds, hangUpAfterSeconds: 3 * configuration.heartbeatSeconds,
             shouldUpgrade: { request in
-                request.path == SyncEndpoint.multiplexedPath || request.path.hasPrefix(SyncEndpoint.documentPrefix)
+                request.path == SyncEndpoint.multiplexedPath || SyncEndpoint.isDocumentPath(request.path)
             },
             onEvent: { hub.handle($0) })
+        // Partial messages are held by the network thread, so it keeps the per-user
+        // budget; the group of a connection is its user, from the same verifier the hub
+        // uses (once per connection). Unauthenticated connections are in no group: they
+        // are closed before they send anything we read.
+        network.maxPartialBytesPerGroup = configuration.maxPartialBytesPerUser
+        network.partialBytesGroup = { request in try? authenticate(request) }
         hub.start()
         do {
             server = try WebSocketServer(network)

@@ -11,6 +11,7 @@ public final class ServerMetrics: @unchecked Sendable {
     private var bytesIn = 0
     private var bytesOut = 0
     private var errors: [String: Int] = [:]
+    private var limitRefusals: [ServerLimit: Int] = [:]
     private var persistBuckets = [Int](repeating: 0, count: ServerMetrics.persistBounds.count)
     private var persistCount = 0
     private var persistSumMilliseconds: UInt64 = 0
@@ -30,6 +31,8 @@ public final class ServerMetrics: @unchecked Sendable {
     func received(bytes: Int) { update { messagesIn += 1; bytesIn += bytes } }
     func sent(bytes: Int) { update { messagesOut += 1; bytesOut += bytes } }
     func error(_ code: String) { update { errors[code, default: 0] += 1 } }
+    /// A request, connection or message refused by one of the caps.
+    func refused(_ limit: ServerLimit) { update { limitRefusals[limit, default: 0] += 1 } }
 
     /// Time from appending an update to the store reporting it durable.
     func persisted(latencies: [UInt64]) {
@@ -53,6 +56,8 @@ public final class ServerMetrics: @unchecked Sendable {
         public var bytesOut: Int
         public var errors: [String: Int]
         public var persistCount: Int
+        /// Refusals by cap (absent: none yet).
+        public var limitRefusals: [ServerLimit: Int] = [:]
     }
 
     public var snapshot: Snapshot {
@@ -60,7 +65,8 @@ public final class ServerMetrics: @unchecked Sendable {
         defer { lock.unlock() }
         return Snapshot(
             connections: connections, rooms: rooms, messagesIn: messagesIn, messagesOut: messagesOut,
-            bytesIn: bytesIn, bytesOut: bytesOut, errors: errors, persistCount: persistCount)
+            bytesIn: bytesIn, bytesOut: bytesOut, errors: errors, persistCount: persistCount,
+            limitRefusals: limitRefusals)
     }
 
     /// The Prometheus exposition text.
@@ -80,6 +86,9 @@ public final class ServerMetrics: @unchecked Sendable {
         metric("accord_bytes_sent_total", "counter", "Sync message bytes sent.", ["accord_bytes_sent_total \(bytesOut)"])
         metric("accord_errors_total", "counter", "Coded errors sent to clients, by code.",
                errors.keys.sorted().map { "accord_errors_total{code=\"\($0)\"} \(errors[$0]!)" })
+        // Every cap is listed, refused or not, so a dashboard sees the series from the start.
+        metric("accord_limit_refusals_total", "counter", "Connections, documents and messages refused by a per-user or per-connection cap, by cap.",
+               ServerLimit.allCases.map { "accord_limit_refusals_total{limit=\"\($0.metricLabel)\"} \(limitRefusals[$0] ?? 0)" })
         var cumulative = 0
         var histogram: [String] = []
         for (index, bound) in Self.persistBounds.enumerated() {

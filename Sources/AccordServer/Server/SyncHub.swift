@@ -17,6 +17,11 @@ final class SyncHub: @unchecked Sendable {
         var roomIdleMilliseconds: UInt64
         /// Milliseconds since the epoch (awareness clocks are wall time in Yjs).
         var now: @Sendable () -> UInt64
+        /// Open connections per user; more are closed with `TOO_MANY_CONNECTIONS`.
+        var maxConnectionsPerUser = Int.max
+        /// The per-user budget of partially received bytes (enforced by AccordNet),
+        /// named in the `QUOTA_EXCEEDED` error.
+        var maxPartialBytesPerUser = Int.max
     }
 
     private struct Connection {
@@ -36,6 +41,8 @@ final class SyncHub: @unchecked Sendable {
     let metrics: ServerMetrics
     private var connections: [ConnectionID: Connection] = [:]
     private var rooms: [DocumentID: LoadedRoom] = [:]
+    /// Open, signed-in connections per user (``Options/maxConnectionsPerUser``).
+    private var connectionsPerUser: [String: Int] = [:]
     private var storeSubscription: StoreSubscription?
     private var timer: (any DispatchSourceTimer)?
     private var isStopped = false
@@ -79,6 +86,7 @@ final class SyncHub: @unchecked Sendable {
                 connection.socket.close(code: 1001, reason: "server shutting down")
                 connections[id] = nil
             }
+            connectionsPerUser = [:]
             rooms = [:]
             updateGauges()
             do throws(AccordError) {
@@ -106,6 +114,9 @@ final class SyncHub: @unchecked Sendable {
                 withSession(socket.id) { session in session.received(bytes, now: options.now()) }
             case .messageTooLarge(let socket):
                 withSession(socket.id) { session in session.tooLarge() }
+            case .messageOverBudget(let socket):
+                metrics.refused(.partialBytesPerUser)
+                withSession(socket.id) { session in session.partialBytesRefused(limit: options.maxPartialBytesPerUser) }
             case .closed(let socket, _, _): closed(socket.id)
             }
         }
@@ -151,19 +162,42 @@ final class SyncHub: @unchecked Sendable {
             socket.close(code: SyncCloseCode.malformed, reason: error.code.rawValue)
             return
         }
-        connections[socket.id] = Connection(
-            socket: socket, session: Session(endpoint: endpoint, limits: options.limits, now: options.now()))
-        updateGauges()
         let authentication: Result<String, AccordError>
         do throws(AccordError) {
             authentication = .success(try authenticate(socket.request))
         } catch {
             authentication = .failure(error)
         }
+        if case .success(let user) = authentication {
+            // Checked before anything is sent or joined: the refused connection costs
+            // one error frame.
+            guard connectionsPerUser[user, default: 0] < options.maxConnectionsPerUser else {
+                refuseConnection(socket, endpoint: endpoint, limit: options.maxConnectionsPerUser)
+                return
+            }
+            connectionsPerUser[user, default: 0] += 1
+        }
+        connections[socket.id] = Connection(
+            socket: socket, session: Session(endpoint: endpoint, limits: options.limits, now: options.now()))
+        updateGauges()
         withSession(socket.id) { session in session.opened(user: authentication) }
     }
 
+    private func refuseConnection(_ socket: WebSocketConnection, endpoint: SyncEndpoint, limit: Int) {
+        metrics.refused(.connectionsPerUser)
+        metrics.error(ErrorCode.tooManyConnections.rawValue)
+        let message = AccordMessage.error(
+            code: ErrorCode.tooManyConnections.rawValue,
+            message: "a user may have \(limit) sync connections open; close one first", documentID: nil)
+        if let frame = try? message.frame() { socket.send(endpoint.encode(frame, document: nil)) }
+        socket.close(code: SyncCloseCode.tooManyRequests, reason: ErrorCode.tooManyConnections.rawValue)
+    }
+
     private func closed(_ id: ConnectionID) {
+        if let user = connections[id]?.session.user {
+            let remaining = connectionsPerUser[user, default: 1] - 1
+            connectionsPerUser[user] = remaining > 0 ? remaining : nil
+        }
         withSession(id) { session in session.closed() }
         connections[id] = nil
         updateGauges()
@@ -186,6 +220,7 @@ final class SyncHub: @unchecked Sendable {
                 send(bytes, on: connection.socket)
             case .sendError(let bytes, let code):
                 metrics.error(code.rawValue)
+                if code == .tooManyRooms { metrics.refused(.roomsPerConnection) }
                 send(bytes, on: connection.socket)
             case .close(let code, let reason):
                 connection.socket.close(code: code, reason: reason)

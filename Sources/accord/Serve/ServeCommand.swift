@@ -40,6 +40,18 @@ enum ServeCommand {
             args.removeOption("--max-connections-per-address"), "--max-connections-per-address",
             default: configuration.maxConnectionsPerAddress, range: 0...1_000_000)
         configuration.messageBurst = max(configuration.messageBurst, 2 * configuration.messagesPerSecond)
+        configuration.maxConnectionsPerUser = try integer(
+            args.removeOption("--max-connections-per-user"), "--max-connections-per-user",
+            default: configuration.maxConnectionsPerUser, range: 1...1_000_000)
+        configuration.maxRoomsPerConnection = try integer(
+            args.removeOption("--max-rooms-per-connection"), "--max-rooms-per-connection",
+            default: configuration.maxRoomsPerConnection, range: 1...1_000_000)
+        configuration.maxDocumentsCreatedPerUserPerHour = try integer(
+            args.removeOption("--max-documents-per-user-per-hour"), "--max-documents-per-user-per-hour",
+            default: configuration.maxDocumentsCreatedPerUserPerHour, range: 1...1_000_000_000)
+        configuration.maxPartialBytesPerUser = try integer(
+            args.removeOption("--max-partial-bytes-per-user"), "--max-partial-bytes-per-user",
+            default: configuration.maxPartialBytesPerUser, range: 1024...Int.max)
         let extra = try args.positionals()
         guard extra.isEmpty else { throw AccordCommand.usageError("unexpected argument '\(extra[0])'", help: "accord serve --help") }
 
@@ -74,9 +86,23 @@ enum ServeCommand {
         return number
     }
 
+    /// Creates the data directory 0700: it holds every document and the dev secret,
+    /// which other local users have no business reading. An existing directory keeps
+    /// its mode (the operator chose it), with a warning when others may read it.
     private static func createDirectory(_ path: String) throws(AccordError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            let mode = (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+            if let mode, mode & 0o077 != 0 {
+                Output.error(
+                    "accord serve: warning: data directory \(path) is mode \(String(mode, radix: 8)); "
+                        + "other local users may read documents (chmod 700 \(path))")
+            }
+            return
+        }
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw AccordError(.ioError, "cannot create data directory \(path): \(error.localizedDescription)", details: ["path": path])
         }
