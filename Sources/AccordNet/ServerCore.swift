@@ -11,6 +11,7 @@ final class ServerCore: LWSCallbackHandler {
 
     private let configuration: WebSocketServer.Configuration
     private let mailbox: Mailbox<ServerCommand>
+    private let ledger: OutboundLedger
     /// How many WebSockets are open, readable from other threads (`WebSocketServer.stop`).
     private let openCount: Locked<Int>
     private var nextID: UInt64 = 1
@@ -20,10 +21,18 @@ final class ServerCore: LWSCallbackHandler {
     private var socketsByID: [UInt64: UInt] = [:]
     private var exchanges: [UInt: HTTPExchange] = [:]
 
-    init(configuration: WebSocketServer.Configuration, mailbox: Mailbox<ServerCommand>, openCount: Locked<Int>) {
+    /// How long a slow consumer's close frame may wait for the socket before the
+    /// connection is dropped: a peer that does not read may never take it.
+    static let slowConsumerGraceSeconds: Int32 = 2
+
+    init(
+        configuration: WebSocketServer.Configuration, mailbox: Mailbox<ServerCommand>, ledger: OutboundLedger,
+        openCount: Locked<Int>
+    ) {
         self.openCount = openCount
         self.configuration = configuration
         self.mailbox = mailbox
+        self.ledger = ledger
     }
 
     func serviceStarted(_ context: OpaquePointer) {}
@@ -33,6 +42,7 @@ final class ServerCore: LWSCallbackHandler {
         upgrades = [:]
         exchanges = [:]
         for socket in sockets.values {
+            ledger.close(socket.connection.id)
             configuration.onEvent(.closed(socket.connection, code: 1006, reason: ""))
         }
         sockets = [:]
@@ -87,10 +97,13 @@ final class ServerCore: LWSCallbackHandler {
             let request =
                 upgrades.removeValue(forKey: key)
                 ?? RequestReader.read(wsi, customHeaders: configuration.customHeaders)
-            let connection = WebSocketConnection(id: nextID, request: request, mailbox: mailbox)
+            let connection = WebSocketConnection(id: nextID, request: request, mailbox: mailbox, ledger: ledger)
             nextID += 1
-            sockets[key] = Socket(
-                connection: connection, peer: WebSocketPeer(maxMessageSize: configuration.maxMessageSize), wsi: wsi)
+            ledger.open(connection.id)
+            let peer = WebSocketPeer(
+                maxMessageSize: configuration.maxMessageSize,
+                account: OutboundAccount(ledger: ledger, connection: connection.id))
+            sockets[key] = Socket(connection: connection, peer: peer, wsi: wsi)
             socketsByID[connection.id] = key
             openCount.withLock { $0 += 1 }
             configuration.onEvent(.opened(connection))
@@ -124,6 +137,7 @@ final class ServerCore: LWSCallbackHandler {
             if let socket = sockets.removeValue(forKey: key) {
                 openCount.withLock { $0 -= 1 }
                 socketsByID[socket.connection.id] = nil
+                ledger.close(socket.connection.id)
                 let close = socket.peer.finalClose
                 configuration.onEvent(.closed(socket.connection, code: close.code, reason: close.reason))
             }
@@ -153,6 +167,14 @@ final class ServerCore: LWSCallbackHandler {
             case .close(let id, let code, let reason):
                 guard let key = socketsByID[id], let socket = sockets[key] else { continue }
                 socket.peer.requestClose(code: code, reason: reason)
+                lws_callback_on_writable(socket.wsi)
+            case .slowConsumer(let id):
+                guard let key = socketsByID[id], let socket = sockets[key] else { continue }
+                socket.peer.abandonQueue(
+                    closeCode: configuration.slowConsumerCloseCode, reason: WebSocketServer.slowConsumerReason)
+                // The close frame goes out if the peer ever reads again; if not, the
+                // timeout drops the connection (and frees what lws buffered for it).
+                lws_set_timeout(socket.wsi, PENDING_TIMEOUT_USER_OK, Self.slowConsumerGraceSeconds)
                 lws_callback_on_writable(socket.wsi)
             }
         }
