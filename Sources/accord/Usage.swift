@@ -47,7 +47,7 @@ enum Usage {
         Usage:
           accord serve [--host <addr>] [--port <n>] [--data <dir>] [--dev | --secret-file <file>]
                        [--no-create-on-connect] [--max-frame-bytes <n>] [--max-document-bytes <n>]
-                       [--max-messages-per-second <n>]
+                       [--max-messages-per-second <n>] [--max-queued-bytes <n>]
 
           Serves WebSocket sync on ws://<host>:<port>/v1/sync/<document> (y-websocket
           framing; stock Yjs clients work) and /v1/sync (Accord clients, multiplexed),
@@ -61,6 +61,11 @@ enum Usage {
                         for user "dev" as 'dev token: <token>'
           --no-create-on-connect
                         refuse to open document ids that do not exist yet
+          --max-queued-bytes
+                        bytes one connection may have waiting to be sent (default
+                        4194304, at least 65536); a client that stops reading and
+                        passes it is closed with SLOW_CONSUMER (4408). One larger
+                        message, such as a big document's sync step 2, may wait besides
           Prints 'listening <port>' when ready. SIGTERM or SIGINT closes the
           connections and flushes every document before exiting.
         \(exitStatuses)
