@@ -24,8 +24,11 @@ struct OutboundBudget: Hashable, Sendable {
     private var oversizeBytes = 0
     /// Messages admitted so far; a message's number is its ticket.
     private(set) var admitted: UInt64 = 0
-    /// Messages written or discarded so far (they leave in the order admitted).
+    /// Every message up to this one was written or discarded.
     private(set) var settled: UInt64 = 0
+    /// Messages settled out of order, past `settled`: a slow-consumer close discards
+    /// the queue while an older message is still in lws' buffer.
+    private var settledAhead: Set<UInt64> = []
     /// Set by the first refusal: the connection is being closed, nothing more is taken.
     private(set) var isExhausted = false
 
@@ -52,15 +55,19 @@ struct OutboundBudget: Hashable, Sendable {
         return .admitted(ticket: admitted)
     }
 
-    /// The oldest admitted message left the queue: written to the kernel, or dropped.
-    mutating func settle(_ bytes: Int) {
+    /// The message with `ticket` left the queue: written to the kernel, or dropped.
+    mutating func settle(_ bytes: Int, ticket: UInt64) {
         queuedBytes = max(0, queuedBytes - bytes)
         if bytes > limit { oversizeBytes = 0 }
-        settled += 1
+        guard ticket > settled else { return }
+        settledAhead.insert(ticket)
+        while settledAhead.remove(settled + 1) != nil { settled += 1 }
     }
 
     /// True while the message with this ticket is still queued.
-    func isPending(_ ticket: UInt64) -> Bool { ticket > settled && ticket <= admitted }
+    func isPending(_ ticket: UInt64) -> Bool {
+        ticket > settled && ticket <= admitted && !settledAhead.contains(ticket)
+    }
 
     private mutating func refuse() -> Admission {
         isExhausted = true

@@ -46,12 +46,12 @@ final class OutboundLedger: Sendable {
         }
     }
 
-    /// The connection's oldest queued message was written out or dropped. Service thread.
-    func settle(_ connection: UInt64, bytes: Int) {
+    /// One of the connection's queued messages was written out or dropped. Service thread.
+    func settle(_ connection: UInt64, bytes: Int, ticket: UInt64) {
         state.withLock { state in
             guard var budget = state.budgets[connection] else { return }
             let before = budget.queuedBytes
-            budget.settle(bytes)
+            budget.settle(bytes, ticket: ticket)
             state.budgets[connection] = budget
             state.queuedBytes -= before - budget.queuedBytes
         }

@@ -160,9 +160,9 @@ final class ServerCore: LWSCallbackHandler {
     private func drainMailbox() {
         for command in mailbox.take() {
             switch command {
-            case .send(let id, let frame):
+            case .send(let id, let frame, let ticket):
                 guard let key = socketsByID[id], let socket = sockets[key] else { continue }
-                socket.peer.enqueue(frame)
+                socket.peer.enqueue(frame, ticket: ticket)
                 lws_callback_on_writable(socket.wsi)
             case .close(let id, let code, let reason):
                 guard let key = socketsByID[id], let socket = sockets[key] else { continue }

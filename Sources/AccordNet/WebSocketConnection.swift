@@ -1,6 +1,7 @@
 /// Commands from any thread to a server's service thread.
 enum ServerCommand: Sendable {
-    case send(connection: UInt64, OutgoingFrame)
+    /// `ticket`: the message's number in the connection's `OutboundBudget`.
+    case send(connection: UInt64, OutgoingFrame, ticket: UInt64)
     case close(connection: UInt64, code: UInt16, reason: String)
     /// The connection's outbound queue passed `maxQueuedBytes`: drop what it holds and
     /// close it with the slow-consumer code.
@@ -59,7 +60,7 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
     private func post(_ frame: OutgoingFrame) -> SendTicket {
         switch ledger.admit(id, bytes: frame.byteCount) {
         case .admitted(let ticket)?:
-            mailbox.post(.send(connection: id, frame))
+            mailbox.post(.send(connection: id, frame, ticket: ticket))
             return SendTicket(number: ticket)
         case .refused(let first)?:
             if first { mailbox.post(.slowConsumer(connection: id)) }

@@ -13,12 +13,19 @@ enum OutgoingFrame: Sendable {
     }
 }
 
+/// A frame in a peer's write queue, with its number in the connection's budget (0 on
+/// clients, which have none).
+struct QueuedFrame {
+    var frame: OutgoingFrame
+    var ticket: UInt64
+}
+
 /// Where a server peer reports the bytes it no longer holds (its connection's budget).
 struct OutboundAccount {
     let ledger: OutboundLedger
     let connection: UInt64
 
-    func settle(_ bytes: Int) { ledger.settle(connection, bytes: bytes) }
+    func settle(_ frame: QueuedFrame) { ledger.settle(connection, bytes: frame.frame.byteCount, ticket: frame.ticket) }
 }
 
 /// Reassembly and write queue of one WebSocket connection, server or client side.
@@ -26,11 +33,11 @@ struct OutboundAccount {
 final class WebSocketPeer {
     private var incoming: [UInt8] = []
     private var incomingTooLarge = false
-    private var outgoing: [OutgoingFrame] = []
+    private var outgoing: [QueuedFrame] = []
     private var outgoingHead = 0
-    /// Size of the last frame written while lws still buffers part of it: it stays
-    /// counted until lws has flushed it.
-    private var inFlightBytes: Int?
+    /// The last frame written while lws still buffers part of it: it stays counted
+    /// until lws has flushed it.
+    private var inFlight: QueuedFrame?
     /// Server connections settle their budget as frames leave; clients have none.
     private let account: OutboundAccount?
     /// Close we were asked to send once the queue is written.
@@ -44,14 +51,15 @@ final class WebSocketPeer {
         self.account = account
     }
 
-    var hasPendingWrites: Bool { outgoingHead < outgoing.count || closeRequest != nil || inFlightBytes != nil }
+    var hasPendingWrites: Bool { outgoingHead < outgoing.count || closeRequest != nil || inFlight != nil }
 
-    func enqueue(_ frame: OutgoingFrame) {
+    func enqueue(_ frame: OutgoingFrame, ticket: UInt64 = 0) {
+        let queued = QueuedFrame(frame: frame, ticket: ticket)
         guard closeRequest == nil else {  // nothing goes out after a close
-            account?.settle(frame.byteCount)
+            account?.settle(queued)
             return
         }
-        outgoing.append(frame)
+        outgoing.append(queued)
     }
 
     /// The slow-consumer close: drops every queued frame at once (waiting for a peer
@@ -59,7 +67,7 @@ final class WebSocketPeer {
     /// A frame lws already holds in part stays counted until the wsi goes.
     func abandonQueue(closeCode code: UInt16, reason: String) {
         while outgoingHead < outgoing.count {
-            account?.settle(takeNext().byteCount)
+            account?.settle(takeNext())
         }
         requestClose(code: code, reason: reason)
     }
@@ -120,14 +128,14 @@ final class WebSocketPeer {
         // lws drains what it buffered of a short write before it calls WRITEABLE again
         // (lws_partial_buffered is "never set at the start of a writeable callback"),
         // so the frame in flight has reached the kernel by now.
-        if let bytes = inFlightBytes {
-            account?.settle(bytes)
-            inFlightBytes = nil
+        if let frame = inFlight {
+            account?.settle(frame)
+            inFlight = nil
         }
         if outgoingHead < outgoing.count {
-            let frame = takeNext()
+            let queued = takeNext()
             let ok: Bool
-            switch frame {
+            switch queued.frame {
             case .binary(let payload): ok = Self.write(wsi, payload, LWS_WRITE_BINARY)
             case .ping(let payload): ok = Self.write(wsi, payload, LWS_WRITE_PING)
             }
@@ -135,9 +143,9 @@ final class WebSocketPeer {
             // lws reports a short write as complete and keeps the rest in its own buffer:
             // that copy counts until the next WRITEABLE says it is flushed.
             if lws_partial_buffered(wsi) != 0 {
-                inFlightBytes = frame.byteCount
+                inFlight = queued
             } else {
-                account?.settle(frame.byteCount)
+                account?.settle(queued)
             }
             if hasPendingWrites { lws_callback_on_writable(wsi) }
             return 0
@@ -154,9 +162,9 @@ final class WebSocketPeer {
 
     /// Removes the oldest queued frame, releasing the queue's reference to its payload
     /// at once (a queue that never empties must not keep written payloads alive).
-    private func takeNext() -> OutgoingFrame {
+    private func takeNext() -> QueuedFrame {
         let frame = outgoing[outgoingHead]
-        outgoing[outgoingHead] = .binary([])
+        outgoing[outgoingHead].frame = .binary([])
         outgoingHead += 1
         if outgoingHead == outgoing.count {
             outgoing.removeAll(keepingCapacity: true)

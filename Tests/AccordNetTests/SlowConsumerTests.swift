@@ -44,6 +44,40 @@ struct SlowConsumerTests {
         await server.stop()
     }
 
+    @Test func aPeerStalledWithAHalfWrittenMessageIsDroppedAfterTheGraceEvenWhileItSends() async throws {
+        let log = EventLog<WebSocketServerEvent>()
+        let server = try WebSocketServer(.init(port: 0, maxQueuedBytes: Self.cap, onEvent: { log.append($0) }))
+        let reader = try await onThread { try StalledReader(port: server.port, path: "/stalled") }
+        let connection = try await log.wait("opened") { $0.lazy.compactMap(\.opened).first }
+        // 16 MiB is more than the kernel's buffers take (Linux grows a send buffer to
+        // 4 MiB at most): lws keeps the rest and the socket never becomes writable
+        // again, so the close frame cannot go out and the grace timeout must end it.
+        let huge = connection.send(pattern(16 << 20))
+        _ = try await log.wait("lws holds part of it") { _ in connection.queuedBytes.now == 16 << 20 ? true : nil }
+        for _ in 0..<8 { connection.send(pattern(64 * 1024)) }  // 512 KiB: twice the cap
+        #expect(connection.isQueued(huge))  // in lws' buffer; the small ones are dropped
+        // The peer keeps sending meanwhile, which must not keep it alive.
+        while log.all.compactMap(\.closeCode).isEmpty {
+            do {
+                try await onThread { try reader.send([1]) }
+            } catch {
+                break  // the server dropped the connection under us
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let closed = try await log.wait("dropped") { events in
+            events.lazy.compactMap { event -> (UInt16, String)? in
+                if case .closed(_, let code, let reason) = event { (code, reason) } else { nil }
+            }.first
+        }
+        #expect(closed.0 == 1008)
+        #expect(closed.1 == WebSocketServer.slowConsumerReason)
+        #expect(server.outbound.slowConsumerCloses == 1)
+        #expect(server.outbound.queuedBytes == 0)
+        #expect(!connection.isQueued(huge))
+        await server.stop()
+    }
+
     @Test func aReaderThatKeepsUpGetsMoreThanTheCapAndOneMessageLargerThanIt() async throws {
         let log = EventLog<WebSocketServerEvent>()
         let server = try WebSocketServer(
