@@ -13,6 +13,7 @@ final class ServerCore: LWSCallbackHandler {
 
     private let configuration: WebSocketServer.Configuration
     private let mailbox: Mailbox<ServerCommand>
+    private let ledger: OutboundLedger
     /// How many WebSockets are open, readable from other threads (`WebSocketServer.stop`).
     private let openCount: Locked<Int>
     private var nextID: UInt64 = 1
@@ -24,10 +25,18 @@ final class ServerCore: LWSCallbackHandler {
     /// Bytes of partially received messages per group (only groups holding some).
     private var partialBytes: [String: Int] = [:]
 
-    init(configuration: WebSocketServer.Configuration, mailbox: Mailbox<ServerCommand>, openCount: Locked<Int>) {
+    /// How long a slow consumer's close frame may wait for the socket before the
+    /// connection is dropped: a peer that does not read may never take it.
+    static let slowConsumerGraceSeconds: Int32 = 2
+
+    init(
+        configuration: WebSocketServer.Configuration, mailbox: Mailbox<ServerCommand>, ledger: OutboundLedger,
+        openCount: Locked<Int>
+    ) {
         self.openCount = openCount
         self.configuration = configuration
         self.mailbox = mailbox
+        self.ledger = ledger
         self.front = HTTPFront(configuration: configuration)
     }
 
@@ -38,6 +47,7 @@ final class ServerCore: LWSCallbackHandler {
         upgrades = [:]
         front.stop()
         for socket in sockets.values {
+            ledger.close(socket.connection.id)
             configuration.onEvent(.closed(socket.connection, code: 1006, reason: ""))
         }
         sockets = [:]
@@ -68,10 +78,14 @@ final class ServerCore: LWSCallbackHandler {
 
         case LWS_CALLBACK_ESTABLISHED:
             guard let request = upgrades.removeValue(forKey: key) else { return -1 }
-            let connection = WebSocketConnection(id: nextID, request: request, mailbox: mailbox)
+            let connection = WebSocketConnection(id: nextID, request: request, mailbox: mailbox, ledger: ledger)
             nextID += 1
+            ledger.open(connection.id)
+            let peer = WebSocketPeer(
+                maxMessageSize: configuration.maxMessageSize,
+                account: OutboundAccount(ledger: ledger, connection: connection.id))
             sockets[key] = Socket(
-                connection: connection, peer: WebSocketPeer(maxMessageSize: configuration.maxMessageSize), wsi: wsi,
+                connection: connection, peer: peer, wsi: wsi,
                 group: configuration.maxPartialBytesPerGroup == nil ? nil : configuration.partialBytesGroup(request))
             socketsByID[connection.id] = key
             openCount.withLock { $0 += 1 }
@@ -111,6 +125,7 @@ final class ServerCore: LWSCallbackHandler {
                 account(socket.group, -socket.peer.partialBytes)
                 openCount.withLock { $0 -= 1 }
                 socketsByID[socket.connection.id] = nil
+                ledger.close(socket.connection.id)
                 let close = socket.peer.finalClose
                 configuration.onEvent(.closed(socket.connection, code: close.code, reason: close.reason))
             }
@@ -154,13 +169,21 @@ final class ServerCore: LWSCallbackHandler {
     private func drainMailbox() {
         for command in mailbox.take() {
             switch command {
-            case .send(let id, let frame):
+            case .send(let id, let frame, let ticket):
                 guard let key = socketsByID[id], let socket = sockets[key] else { continue }
-                socket.peer.enqueue(frame)
+                socket.peer.enqueue(frame, ticket: ticket)
                 lws_callback_on_writable(socket.wsi)
             case .close(let id, let code, let reason):
                 guard let key = socketsByID[id], let socket = sockets[key] else { continue }
                 socket.peer.requestClose(code: code, reason: reason)
+                lws_callback_on_writable(socket.wsi)
+            case .slowConsumer(let id):
+                guard let key = socketsByID[id], let socket = sockets[key] else { continue }
+                socket.peer.abandonQueue(
+                    closeCode: configuration.slowConsumerCloseCode, reason: WebSocketServer.slowConsumerReason)
+                // The close frame goes out if the peer ever reads again; if not, the
+                // timeout drops the connection (and frees what lws buffered for it).
+                lws_set_timeout(socket.wsi, PENDING_TIMEOUT_USER_OK, Self.slowConsumerGraceSeconds)
                 lws_callback_on_writable(socket.wsi)
             }
         }

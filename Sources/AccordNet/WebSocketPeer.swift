@@ -4,6 +4,28 @@ import CWebSockets
 enum OutgoingFrame: Sendable {
     case binary([UInt8])
     case ping([UInt8])
+
+    /// Payload bytes, what an `OutboundBudget` counts.
+    var byteCount: Int {
+        switch self {
+        case .binary(let payload), .ping(let payload): payload.count
+        }
+    }
+}
+
+/// A frame in a peer's write queue, with its number in the connection's budget (0 on
+/// clients, which have none).
+struct QueuedFrame {
+    var frame: OutgoingFrame
+    var ticket: UInt64
+}
+
+/// Where a server peer reports the bytes it no longer holds (its connection's budget).
+struct OutboundAccount {
+    let ledger: OutboundLedger
+    let connection: UInt64
+
+    func settle(_ frame: QueuedFrame) { ledger.settle(connection, bytes: frame.frame.byteCount, ticket: frame.ticket) }
 }
 
 /// Reassembly and write queue of one WebSocket connection, server or client side.
@@ -12,21 +34,43 @@ final class WebSocketPeer {
     private var incoming: [UInt8] = []
     private var incomingTooLarge = false
     private var incomingOverBudget = false
-    private var outgoing: [OutgoingFrame] = []
+    private var outgoing: [QueuedFrame] = []
     private var outgoingHead = 0
+    /// The last frame written while lws still buffers part of it: it stays counted
+    /// until lws has flushed it.
+    private var inFlight: QueuedFrame?
+    /// Server connections settle their budget as frames leave; clients have none.
+    private let account: OutboundAccount?
     /// Close we were asked to send once the queue is written.
     private(set) var closeRequest: (code: UInt16, reason: String)?
     /// Close the peer sent us.
     private(set) var peerClose: (code: UInt16, reason: String)?
     let maxMessageSize: Int
 
-    init(maxMessageSize: Int) { self.maxMessageSize = maxMessageSize }
+    init(maxMessageSize: Int, account: OutboundAccount? = nil) {
+        self.maxMessageSize = maxMessageSize
+        self.account = account
+    }
 
-    var hasPendingWrites: Bool { outgoingHead < outgoing.count || closeRequest != nil }
+    var hasPendingWrites: Bool { outgoingHead < outgoing.count || closeRequest != nil || inFlight != nil }
 
-    func enqueue(_ frame: OutgoingFrame) {
-        guard closeRequest == nil else { return }  // nothing goes out after a close
-        outgoing.append(frame)
+    func enqueue(_ frame: OutgoingFrame, ticket: UInt64 = 0) {
+        let queued = QueuedFrame(frame: frame, ticket: ticket)
+        guard closeRequest == nil else {  // nothing goes out after a close
+            account?.settle(queued)
+            return
+        }
+        outgoing.append(queued)
+    }
+
+    /// The slow-consumer close: drops every queued frame at once (waiting for a peer
+    /// that does not read to take them is what the limit prevents), then closes.
+    /// A frame lws already holds in part stays counted until the wsi goes.
+    func abandonQueue(closeCode code: UInt16, reason: String) {
+        while outgoingHead < outgoing.count {
+            account?.settle(takeNext())
+        }
+        requestClose(code: code, reason: reason)
     }
 
     func requestClose(code: UInt16, reason: String) {
@@ -94,19 +138,28 @@ final class WebSocketPeer {
     /// One `*_WRITEABLE` callback: writes one frame, or the close once the queue is
     /// empty. Returns the callback's result (-1 closes the connection).
     func writeNext(_ wsi: OpaquePointer) -> Int32 {
+        // lws drains what it buffered of a short write before it calls WRITEABLE again
+        // (lws_partial_buffered is "never set at the start of a writeable callback"),
+        // so the frame in flight has reached the kernel by now.
+        if let frame = inFlight {
+            account?.settle(frame)
+            inFlight = nil
+        }
         if outgoingHead < outgoing.count {
-            let frame = outgoing[outgoingHead]
-            outgoingHead += 1
-            if outgoingHead == outgoing.count {
-                outgoing.removeAll(keepingCapacity: true)
-                outgoingHead = 0
-            }
+            let queued = takeNext()
             let ok: Bool
-            switch frame {
+            switch queued.frame {
             case .binary(let payload): ok = Self.write(wsi, payload, LWS_WRITE_BINARY)
             case .ping(let payload): ok = Self.write(wsi, payload, LWS_WRITE_PING)
             }
             guard ok else { return -1 }
+            // lws reports a short write as complete and keeps the rest in its own buffer:
+            // that copy counts until the next WRITEABLE says it is flushed.
+            if lws_partial_buffered(wsi) != 0 {
+                inFlight = queued
+            } else {
+                account?.settle(queued)
+            }
             if hasPendingWrites { lws_callback_on_writable(wsi) }
             return 0
         }
@@ -118,6 +171,22 @@ final class WebSocketPeer {
             return -1
         }
         return 0
+    }
+
+    /// Removes the oldest queued frame, releasing the queue's reference to its payload
+    /// at once (a queue that never empties must not keep written payloads alive).
+    private func takeNext() -> QueuedFrame {
+        let frame = outgoing[outgoingHead]
+        outgoing[outgoingHead].frame = .binary([])
+        outgoingHead += 1
+        if outgoingHead == outgoing.count {
+            outgoing.removeAll(keepingCapacity: true)
+            outgoingHead = 0
+        } else if outgoingHead >= 1024, outgoingHead * 2 >= outgoing.count {
+            outgoing.removeFirst(outgoingHead)
+            outgoingHead = 0
+        }
+        return frame
     }
 
     /// `lws_write` needs `LWS_PRE` writable bytes before the payload.

@@ -63,6 +63,14 @@ public final class WebSocketServer: Sendable {
         /// A WebSocket silent this long is closed (its `closed` event reports 1006).
         /// Must exceed `pingAfterSeconds` to give the pong time; nil never drops.
         public var hangUpAfterSeconds: Int?
+        /// Bytes one connection may have queued for sending (from `send` until the
+        /// kernel takes them). A send past it is dropped and the connection closed with
+        /// `slowConsumerCloseCode` and reason ``WebSocketServer/slowConsumerReason``.
+        /// One message larger than this may wait besides, so any message can be sent.
+        public var maxQueuedBytes: Int
+        /// The close code of a connection over `maxQueuedBytes` (1008, policy violation,
+        /// unless the application has its own).
+        public var slowConsumerCloseCode: UInt16
         public var shouldUpgrade: @Sendable (HTTPRequest) -> Bool
         public var onEvent: @Sendable (WebSocketServerEvent) -> Void
 
@@ -73,6 +81,7 @@ public final class WebSocketServer: Sendable {
             descriptorReserve: Int = 64, descriptorLimit: Int? = nil, reservedPaths: Set<String> = [],
             onRefusal: @escaping @Sendable (HTTPRefusal) -> Void = { _ in }, maxMessageSize: Int = 64 << 20,
             closeOnOversizedMessage: Bool = true, pingAfterSeconds: Int? = nil, hangUpAfterSeconds: Int? = nil,
+            maxQueuedBytes: Int = WebSocketServer.defaultMaxQueuedBytes, slowConsumerCloseCode: UInt16 = 1008,
             shouldUpgrade: @escaping @Sendable (HTTPRequest) -> Bool = { _ in true },
             onEvent: @escaping @Sendable (WebSocketServerEvent) -> Void = { _ in }
         ) {
@@ -95,15 +104,29 @@ public final class WebSocketServer: Sendable {
             self.partialBytesGroup = { _ in nil }
             self.pingAfterSeconds = pingAfterSeconds
             self.hangUpAfterSeconds = hangUpAfterSeconds
+            self.maxQueuedBytes = maxQueuedBytes
+            self.slowConsumerCloseCode = slowConsumerCloseCode
             self.shouldUpgrade = shouldUpgrade
             self.onEvent = onEvent
         }
     }
 
+    /// 4 MiB: above the kernel's own send buffer (Linux autotunes it up to 4 MiB), so a
+    /// reader that is only slower than the room for a burst is never closed; a minute
+    /// of lag on a 0.5 Mbit/s link, past which reconnecting and resyncing beats
+    /// catching up. A large document's step 2 still goes out (one larger message may wait).
+    public static let defaultMaxQueuedBytes = 4 << 20
+    /// The close reason of a connection closed over `maxQueuedBytes`.
+    public static let slowConsumerReason = "SLOW_CONSUMER"
+
     /// The port the server listens on.
     public let port: Int
     private let thread: ServiceThread
     private let openCount = Locked(0)
+    private let ledger: OutboundLedger
+
+    /// What the connections hold in their outbound queues now. Any thread.
+    public var outbound: OutboundStatistics { ledger.statistics }
 
     /// Binds and starts serving. Throws `NetError.Code.listenFailed` if it cannot bind.
     public init(_ configuration: Configuration) throws(NetError) {
@@ -115,8 +138,11 @@ public final class WebSocketServer: Sendable {
         }
         let thread = try ServiceThread(
             listen: (configuration.host, configuration.port), idle: idle, maxHeaderBytes: configuration.maxHeaderBytes)
-        let core = ServerCore(configuration: configuration, mailbox: Mailbox(thread: thread), openCount: openCount)
+        let ledger = OutboundLedger(limit: configuration.maxQueuedBytes)
+        let core = ServerCore(
+            configuration: configuration, mailbox: Mailbox(thread: thread), ledger: ledger, openCount: openCount)
         self.thread = thread
+        self.ledger = ledger
         self.port = thread.listenPort ?? configuration.port
         thread.start(handler: core, name: "AccordNet.server:\(port)")
     }

@@ -47,7 +47,7 @@ enum Usage {
         Usage:
           accord serve [--host <addr>] [--port <n>] [--data <dir>] [--dev | --secret-file <file>]
                        [--no-create-on-connect] [--max-frame-bytes <n>] [--max-document-bytes <n>]
-                       [--max-messages-per-second <n>] [--max-header-bytes <n>]
+                       [--max-messages-per-second <n>] [--max-queued-bytes <n>] [--max-header-bytes <n>]
                        [--max-request-body-bytes <n>] [--header-timeout <seconds>]
                        [--max-connections-per-address <n>] [--max-connections-per-user <n>]
                        [--max-rooms-per-connection <n>] [--max-documents-per-user-per-hour <n>]
@@ -68,6 +68,12 @@ enum Usage {
           --max-frame-bytes                  largest WebSocket message (16 MiB)
           --max-document-bytes               largest stored document (256 MiB)
           --max-messages-per-second          per connection (500)
+          --max-queued-bytes                 bytes one connection may have waiting to be
+                                             sent (4 MiB, at least 65536); a client that
+                                             stops reading and passes it is closed with
+                                             SLOW_CONSUMER (4408). One larger message,
+                                             such as a big document's sync step 2, may
+                                             wait besides
           --max-header-bytes                 request line + headers (16384; 431 beyond)
           --max-request-body-bytes           REST request body (16 MiB; 413 beyond)
           --header-timeout                   seconds to send a complete request head, of

@@ -26,6 +26,8 @@ public enum SyncCloseCode {
     public static let unauthenticated: UInt16 = 4401
     public static let forbidden: UInt16 = 4403
     public static let notFound: UInt16 = 4404
+    /// `SLOW_CONSUMER`: the client stopped reading (408: it did not take what was sent in time).
+    public static let slowConsumer: UInt16 = 4408
     /// A per-user cap refused the connection or its only document.
     public static let tooManyRequests: UInt16 = 4429
     public static let unavailable: UInt16 = 4503

@@ -23,6 +23,11 @@ public final class AccordServer: Sendable {
         /// Updates that would take a document's stored size past this are refused with
         /// `DOCUMENT_TOO_LARGE`.
         public var maxDocumentBytes = 256 << 20
+        /// Bytes one connection may have waiting to be sent (from the moment the server
+        /// sends until the kernel takes them). A connection that does not read and passes
+        /// it is closed with `SLOW_CONSUMER` (4408). One message larger than this (a large
+        /// document's sync step 2) may wait besides, so any document can be joined.
+        public var maxQueuedBytes = WebSocketServer.defaultMaxQueuedBytes
         /// Per-connection message rate; messages beyond it are dropped with `RATE_LIMITED`.
         public var messagesPerSecond = 500
         public var messageBurst = 1000
@@ -119,6 +124,7 @@ public final class AccordServer: Sendable {
             onRefusal: { refusal in metrics.error(refusal.code) },
             maxMessageSize: configuration.maxFrameBytes, closeOnOversizedMessage: false,
             pingAfterSeconds: configuration.heartbeatSeconds, hangUpAfterSeconds: 3 * configuration.heartbeatSeconds,
+            maxQueuedBytes: configuration.maxQueuedBytes, slowConsumerCloseCode: SyncCloseCode.slowConsumer,
             shouldUpgrade: { request in
                 request.path == SyncEndpoint.multiplexedPath || SyncEndpoint.isDocumentPath(request.path)
             },
@@ -137,6 +143,7 @@ public final class AccordServer: Sendable {
             throw AccordError(.ioError, "cannot listen on \(configuration.host):\(configuration.port): \(error.message)",
                               details: ["host": configuration.host, "port": String(configuration.port)])
         }
+        metrics.readOutbound { [server] in server.outbound }
         self.port = server.port
         self.hub = hub
         self.metrics = metrics

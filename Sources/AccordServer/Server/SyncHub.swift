@@ -27,6 +27,9 @@ final class SyncHub: @unchecked Sendable {
     private struct Connection {
         let socket: WebSocketConnection
         var session: Session
+        /// The last sync step 2 sent per document, to tell whether it still waits in
+        /// the socket's queue (see `isAnsweringStepOne`).
+        var stepTwos: [DocumentID: SendTicket] = [:]
     }
 
     private struct LoadedRoom {
@@ -229,8 +232,18 @@ final class SyncHub: @unchecked Sendable {
                 withSession(id) { session in session.joined(document, outcome: outcome, then: frame) }
             case .deliver(let document, let frame):
                 guard let room = rooms[document]?.room else { continue }
+                if case .sync(.step1) = frame, let ticket = connection.stepTwos[document],
+                   connection.socket.isQueued(ticket)
+                {
+                    // Our answer to its previous step 1 has not even left: it and the
+                    // updates queued behind it bring the client up to date, so another
+                    // copy of the document would only grow the queue (issue 14: a client
+                    // that never read made the server queue one per tiny step 1).
+                    continue
+                }
                 perform(room.receive(frame, from: id, now: options.now()), in: room)
             case .leave(let document):
+                connections[id]?.stepTwos[document] = nil
                 guard let loaded = rooms[document] else { continue }
                 perform(loaded.room.leave(id, now: options.now()), in: loaded.room)
                 if loaded.room.connections.isEmpty { rooms[document]?.idleSince = options.now() }
@@ -238,9 +251,10 @@ final class SyncHub: @unchecked Sendable {
         }
     }
 
-    private func send(_ bytes: [UInt8], on socket: WebSocketConnection) {
-        socket.send(bytes)
+    @discardableResult
+    private func send(_ bytes: [UInt8], on socket: WebSocketConnection) -> SendTicket {
         metrics.sent(bytes: bytes.count)
+        return socket.send(bytes)
     }
 
     // MARK: Rooms
@@ -304,7 +318,12 @@ final class SyncHub: @unchecked Sendable {
             switch action {
             case .send(let id, let frame):
                 guard let connection = connections[id] else { continue }
-                perform([connection.session.frame(frame, document: room.id)], connection: id)
+                let action = connection.session.frame(frame, document: room.id)
+                if case .sync(.step2) = frame, case .send(let bytes) = action {
+                    connections[id]?.stepTwos[room.id] = send(bytes, on: connection.socket)
+                } else {
+                    perform([action], connection: id)
+                }
             case .error(let id, let error):
                 guard let connection = connections[id] else { continue }
                 perform([connection.session.error(error, document: room.id)], connection: id)

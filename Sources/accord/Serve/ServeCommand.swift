@@ -24,6 +24,9 @@ enum ServeCommand {
         configuration.maxDocumentBytes = try integer(
             args.removeOption("--max-document-bytes"), "--max-document-bytes", default: configuration.maxDocumentBytes,
             range: 1024...Int.max)
+        configuration.maxQueuedBytes = try integer(
+            args.removeOption("--max-queued-bytes"), "--max-queued-bytes", default: configuration.maxQueuedBytes,
+            range: (64 << 10)...Int.max)
         configuration.messagesPerSecond = try integer(
             args.removeOption("--max-messages-per-second"), "--max-messages-per-second",
             default: configuration.messagesPerSecond, range: 1...1_000_000)
