@@ -9,6 +9,10 @@ final class ServerCore: LWSCallbackHandler {
         let wsi: OpaquePointer
     }
 
+    /// How long a close we start waits for the client's close reply (the WebSocket
+    /// closing handshake, RFC 6455 §7.1.1) before the socket is closed anyway.
+    static let closeReplyTimeoutSeconds: Int32 = 2
+
     private let configuration: WebSocketServer.Configuration
     private let mailbox: Mailbox<ServerCommand>
     /// How many WebSockets are open, readable from other threads (`WebSocketServer.stop`).
@@ -89,8 +93,9 @@ final class ServerCore: LWSCallbackHandler {
                 ?? RequestReader.read(wsi, customHeaders: configuration.customHeaders)
             let connection = WebSocketConnection(id: nextID, request: request, mailbox: mailbox)
             nextID += 1
-            sockets[key] = Socket(
-                connection: connection, peer: WebSocketPeer(maxMessageSize: configuration.maxMessageSize), wsi: wsi)
+            let peer = WebSocketPeer(
+                maxMessageSize: configuration.maxMessageSize, closeReplyTimeoutSeconds: Self.closeReplyTimeoutSeconds)
+            sockets[key] = Socket(connection: connection, peer: peer, wsi: wsi)
             socketsByID[connection.id] = key
             openCount.withLock { $0 += 1 }
             configuration.onEvent(.opened(connection))
@@ -98,6 +103,9 @@ final class ServerCore: LWSCallbackHandler {
 
         case LWS_CALLBACK_RECEIVE:
             guard let socket = sockets[key] else { return -1 }
+            // After our close frame, what the client sent before its reply is read and
+            // dropped: the application closed the connection and gets no more of it.
+            if socket.peer.closeSent { return 0 }
             switch socket.peer.receive(wsi, input, length) {
             case .partial: return 0
             case .message(let message):
@@ -117,8 +125,13 @@ final class ServerCore: LWSCallbackHandler {
             return socket.peer.writeNext(wsi)
 
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-            sockets[key]?.peer.peerClosed(input, length)
-            return 0
+            guard let peer = sockets[key]?.peer else { return 0 }
+            peer.peerClosed(input, length)
+            // The reply to our close: everything the client sent before it has been
+            // read, so the socket can close without a RST. Nonzero closes it now (lws
+            // would otherwise answer with a close of its own). A close the client
+            // started (0) is answered by lws as usual.
+            return peer.closeSent ? -1 : 0
 
         case LWS_CALLBACK_CLOSED:
             if let socket = sockets.removeValue(forKey: key) {
