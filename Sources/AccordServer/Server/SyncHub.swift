@@ -139,20 +139,30 @@ final class SyncHub: @unchecked Sendable {
 
     private func opened(_ socket: WebSocketConnection) {
         let endpoint: SyncEndpoint
+        let dialect: SyncDialect
         do {
             guard let parsed = try SyncEndpoint(path: socket.request.path) else {
                 socket.close(code: SyncCloseCode.notFound, reason: "not a sync path")
                 return
             }
             endpoint = parsed
+            dialect = try SyncDialect(endpoint: endpoint, parameter: socket.request.queryValue(SyncDialect.queryParameter))
         } catch {
-            let frame = try? AccordMessage.error(code: error.code.rawValue, message: error.message, documentID: nil).encode()
-            if let frame { socket.send(frame) }
+            metrics.error(error.code.rawValue)
+            // Without a session the dialect may be unknown: only a client that asked for
+            // Accord's messages gets the Accord error, every client the auth refusal.
+            if socket.request.queryValue(SyncDialect.queryParameter) == "1",
+               let frame = try? AccordMessage.error(code: error.code.rawValue, message: error.message, documentID: nil).encode() {
+                socket.send(frame)
+            } else {
+                socket.send(ProtocolFrame.auth(.permissionDenied(reason: error.message)).encode())
+            }
             socket.close(code: SyncCloseCode.malformed, reason: error.code.rawValue)
             return
         }
         connections[socket.id] = Connection(
-            socket: socket, session: Session(endpoint: endpoint, limits: options.limits, now: options.now()))
+            socket: socket,
+            session: Session(endpoint: endpoint, dialect: dialect, limits: options.limits, now: options.now()))
         updateGauges()
         let authentication: Result<String, AccordError>
         do throws(AccordError) {
@@ -187,6 +197,8 @@ final class SyncHub: @unchecked Sendable {
             case .sendError(let bytes, let code):
                 metrics.error(code.rawValue)
                 send(bytes, on: connection.socket)
+            case .countError(let code):
+                metrics.error(code.rawValue)
             case .close(let code, let reason):
                 connection.socket.close(code: code, reason: reason)
             case .join(let document, let frame):
@@ -268,8 +280,9 @@ final class SyncHub: @unchecked Sendable {
         for action in actions {
             switch action {
             case .send(let id, let frame):
-                guard let connection = connections[id] else { continue }
-                perform([connection.session.frame(frame, document: room.id)], connection: id)
+                guard let connection = connections[id], let send = connection.session.frame(frame, document: room.id)
+                else { continue }
+                perform([send], connection: id)
             case .error(let id, let error):
                 guard let connection = connections[id] else { continue }
                 perform([connection.session.error(error, document: room.id)], connection: id)
@@ -282,9 +295,10 @@ final class SyncHub: @unchecked Sendable {
                 }
             case .ack(let id, let through):
                 guard let connection = connections[id],
-                      let frame = try? AccordMessage.ack(documentID: room.id.rawValue, through: through).frame()
+                      let frame = try? AccordMessage.ack(documentID: room.id.rawValue, through: through).frame(),
+                      let send = connection.session.frame(frame, document: room.id)
                 else { continue }
-                perform([connection.session.frame(frame, document: room.id)], connection: id)
+                perform([send], connection: id)
             }
         }
     }
