@@ -251,6 +251,9 @@ public final class Room {
                 details: ["document": id.rawValue, "clients": receipt.refused.map(String.init).joined(separator: ",")])))
         }
         if let answer = receipt.answer { actions.append(.send(connection, .awareness(answer))) }
+        for other in order {
+            if let nudge = receipt.nudges[other] { actions.append(.send(other, .awareness(nudge))) }
+        }
         if let relayed = receipt.relay {
             for other in order where other != connection {
                 actions.append(.send(other, .awareness(relayed)))

@@ -23,6 +23,13 @@ import AccordCRDT
 ///   `DocumentPresence` both answer a removal of their own live state with that state
 ///   under a newer clock, so the reconnected client reappears for everyone at once
 ///   instead of after its 15 s renewal.
+/// - A returning client id (one whose entry was removed, now set again or re-announced)
+///   means a reconnected client, which still holds the others' clocks from before
+///   (y-protocols' `removeAwarenessStates` keeps them) and so ignores their current
+///   states until they change. Every other owner is sent the removal of its own ids
+///   (``Receipt/nudges``); each answers with its state under a newer clock, which is
+///   relayed to everyone, the returning client included. This costs a round of
+///   re-announcements per reconnect, never per ordinary update.
 struct RoomAwareness {
     private(set) var awareness: Awareness
     /// The owner of every present client id (the server's own id excepted).
@@ -37,6 +44,9 @@ struct RoomAwareness {
         /// Ids the sender may not touch: owned by another connection (with a newer
         /// clock than the server's) or the server's own.
         var refused: [ClientID] = []
+        /// For each other owner, the removal of its own entries, which asks it to
+        /// re-announce them (sent when a client id returns).
+        var nudges: [ConnectionID: [UInt8]] = [:]
     }
 
     init(now: UInt64) {
@@ -55,6 +65,7 @@ struct RoomAwareness {
         var receipt = Receipt()
         var accepted: [AwarenessUpdate.Entry] = []
         var stale: [ClientID] = []
+        var returning = false
         for entry in update.entries {
             let id = entry.clientID
             let held = awareness.meta[id]?.clock
@@ -62,8 +73,9 @@ struct RoomAwareness {
                 receipt.refused.append(id)
             } else if let owner = owners[id], owner != connection {
                 if entry.clock > (held ?? 0) { receipt.refused.append(id) }  // else an echo: dropped
-            } else if entry.state != nil, awareness.states[id] == nil, let held, entry.clock <= held {
-                stale.append(id)
+            } else if entry.state != nil, awareness.states[id] == nil, let held {
+                returning = true
+                if entry.clock <= held { stale.append(id) } else { accepted.append(entry) }
             } else {
                 accepted.append(entry)
             }
@@ -73,6 +85,13 @@ struct RoomAwareness {
         for id in change.removed { owners[id] = nil }
         if change.isUpdate { receipt.relay = awareness.encodeUpdate(clients: change.clients) }
         if !stale.isEmpty { receipt.answer = awareness.encodeUpdate(clients: stale) }
+        if returning {
+            for (owner, ids) in Dictionary(grouping: owners.keys, by: { owners[$0]! }) where owner != connection {
+                receipt.nudges[owner] = AwarenessUpdate(ids.sorted().map {
+                    .init(clientID: $0, clock: awareness.meta[$0]?.clock ?? 0, state: nil)
+                }).encode()
+            }
+        }
         return receipt
     }
 

@@ -96,6 +96,27 @@ import AccordStore
         #expect(room.awarenessOwner(of: 77) == 4)
     }
 
+    @Test func aReturningClientIDAsksTheOtherOwnersToReannounce() throws {
+        let room = roomWithAda()
+        _ = room.receive(update([entry(88, 4, .string("bob"))]), from: 2, now: 11)
+        _ = room.receive(update([entry(99, 1, .string("cy"))]), from: 3, now: 12)
+        _ = room.leave(3, now: 20)
+        _ = room.join(4, user: "cy", canWrite: true)
+        // Cy's client still holds ada's and bob's clocks from before and would ignore
+        // their states: each owner is sent the removal of its own entry, which it answers
+        // with its state under a newer clock.
+        let actions = room.receive(update([entry(99, 1, .string("cy"))]), from: 4, now: 30)
+        #expect(actions == [
+            .send(4, .awareness(AwarenessUpdate([entry(99, 1, nil)]).encode())),
+            .send(1, .awareness(AwarenessUpdate([entry(77, 1, nil)]).encode())),
+            .send(2, .awareness(AwarenessUpdate([entry(88, 4, nil)]).encode())),
+        ])
+        // The owners' states are untouched on the server until they re-announce.
+        #expect(room.awareness.states[77] == .string("ada") && room.awareness.states[88] == .string("bob"))
+        // An ordinary update nudges nobody.
+        #expect(room.receive(update([entry(77, 2, .string("ada 2"))]), from: 1, now: 31).count == 2)
+    }
+
     @Test func anIDIsFreeOnceItsOwnerLeavesRemovesItOrGoesSilent() throws {
         let room = roomWithAda()
         // The owner's own removal frees the id.
