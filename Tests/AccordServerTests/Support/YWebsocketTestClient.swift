@@ -145,7 +145,8 @@ final class YWebsocketTestClient: @unchecked Sendable {
 
     var clientID: ClientID { doc.clientID }
     var states: [ClientID: AnyValue] { lock.withLock { awarenessState.states } }
-    var text: String { lock.withLock { (try? doc.getText("t").string) ?? "" } }
+    var text: String { text("t") }
+    func text(_ name: String) -> String { lock.withLock { (try? doc.getText(name).string) ?? "" } }
     var foreignFrames: [[UInt8]] { lock.withLock { foreign } }
     var auth: [AuthMessage] { lock.withLock { authMessages } }
     var isConnected: Bool { lock.withLock { socket != nil } }
