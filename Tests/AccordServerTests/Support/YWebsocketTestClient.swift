@@ -50,7 +50,8 @@ final class YWebsocketTestClient: @unchecked Sendable {
         return client
     }
 
-    private var now: UInt64 { UInt64((ContinuousClock.now - start).components.seconds * 1000) + 1 }
+    /// Milliseconds since the client was made (Awareness only compares differences).
+    private var now: UInt64 { UInt64((ContinuousClock.now - start) / .milliseconds(1)) }
 
     private func open() async throws {
         let socket = try await WebSocketClient.connect(to: url)
