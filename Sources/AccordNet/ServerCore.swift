@@ -11,6 +11,10 @@ final class ServerCore: LWSCallbackHandler {
         let group: String?
     }
 
+    /// How long a close we start waits for the client's close reply (the WebSocket
+    /// closing handshake, RFC 6455 §7.1.1) before the socket is closed anyway.
+    static let closeReplyTimeoutSeconds: Int32 = 2
+
     private let configuration: WebSocketServer.Configuration
     private let mailbox: Mailbox<ServerCommand>
     private let ledger: OutboundLedger
@@ -83,7 +87,8 @@ final class ServerCore: LWSCallbackHandler {
             ledger.open(connection.id)
             let peer = WebSocketPeer(
                 maxMessageSize: configuration.maxMessageSize,
-                account: OutboundAccount(ledger: ledger, connection: connection.id))
+                account: OutboundAccount(ledger: ledger, connection: connection.id),
+                closeReplyTimeoutSeconds: Self.closeReplyTimeoutSeconds)
             sockets[key] = Socket(
                 connection: connection, peer: peer, wsi: wsi,
                 group: configuration.maxPartialBytesPerGroup == nil ? nil : configuration.partialBytesGroup(request))
@@ -94,8 +99,10 @@ final class ServerCore: LWSCallbackHandler {
 
         case LWS_CALLBACK_RECEIVE:
             guard let socket = sockets[key] else { return -1 }
-            let received = receive(socket, wsi, input, length)
-            switch received {
+            // After our close frame, what the client sent before its reply is read and
+            // dropped: the application closed the connection and gets no more of it.
+            if socket.peer.closeSent { return 0 }
+            switch receive(socket, wsi, input, length) {
             case .partial: return 0
             case .overBudget:
                 configuration.onEvent(.messageOverBudget(socket.connection))
@@ -117,8 +124,13 @@ final class ServerCore: LWSCallbackHandler {
             return socket.peer.writeNext(wsi)
 
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-            sockets[key]?.peer.peerClosed(input, length)
-            return 0
+            guard let peer = sockets[key]?.peer else { return 0 }
+            peer.peerClosed(input, length)
+            // The reply to our close: everything the client sent before it has been
+            // read, so the socket can close without a RST. Nonzero closes it now (lws
+            // would otherwise answer with a close of its own). A close the client
+            // started (0) is answered by lws as usual.
+            return peer.closeSent ? -1 : 0
 
         case LWS_CALLBACK_CLOSED:
             if let socket = sockets.removeValue(forKey: key) {

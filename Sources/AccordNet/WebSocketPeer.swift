@@ -45,14 +45,22 @@ final class WebSocketPeer {
     private(set) var closeRequest: (code: UInt16, reason: String)?
     /// Close the peer sent us.
     private(set) var peerClose: (code: UInt16, reason: String)?
+    /// Our close frame went out (server side) and we wait for the peer's reply.
+    private(set) var closeSent = false
     let maxMessageSize: Int
+    /// Server side: after our close frame, wait this long for the peer's close reply
+    /// before the socket is closed (see ``writeClose(_:_:)``). Nil: lws closes at once.
+    let closeReplyTimeoutSeconds: Int32?
 
-    init(maxMessageSize: Int, account: OutboundAccount? = nil) {
+    init(maxMessageSize: Int, account: OutboundAccount? = nil, closeReplyTimeoutSeconds: Int32? = nil) {
         self.maxMessageSize = maxMessageSize
         self.account = account
+        self.closeReplyTimeoutSeconds = closeReplyTimeoutSeconds
     }
 
-    var hasPendingWrites: Bool { outgoingHead < outgoing.count || closeRequest != nil || inFlight != nil }
+    var hasPendingWrites: Bool {
+        outgoingHead < outgoing.count || (closeRequest != nil && !closeSent) || inFlight != nil
+    }
 
     func enqueue(_ frame: OutgoingFrame, ticket: UInt64 = 0) {
         let queued = QueuedFrame(frame: frame, ticket: ticket)
@@ -130,9 +138,11 @@ final class WebSocketPeer {
         peerClose = (code, String(decoding: bytes[2...], as: UTF8.self))
     }
 
-    /// The close to report when the connection ends.
+    /// The close to report when the connection ends: ours when we closed first (the
+    /// peer's reply echoes it at best), else the peer's, else 1006 (no close frame).
     var finalClose: (code: UInt16, reason: String) {
-        peerClose ?? closeRequest ?? (1006, "")  // 1006: closed without a close frame
+        if closeSent, let closeRequest { return closeRequest }
+        return peerClose ?? closeRequest ?? (1006, "")
     }
 
     /// One `*_WRITEABLE` callback: writes one frame, or the close once the queue is
@@ -163,7 +173,8 @@ final class WebSocketPeer {
             if hasPendingWrites { lws_callback_on_writable(wsi) }
             return 0
         }
-        if let close = closeRequest {
+        if let close = closeRequest, !closeSent {
+            if closeReplyTimeoutSeconds != nil { return writeClose(wsi, close) }
             var reason = Array(close.reason.utf8.prefix(123))  // control frames carry <= 125 bytes
             reason.withUnsafeMutableBufferPointer { buffer in
                 lws_close_reason(wsi, lws_close_status(rawValue: UInt32(close.code)), buffer.baseAddress, buffer.count)
@@ -188,6 +199,32 @@ final class WebSocketPeer {
         }
         return frame
     }
+
+    /// Writes our close frame and keeps the socket open until the peer's close reply
+    /// (``peerClosed(_:_:)``, after which the owner returns -1) or the timeout.
+    ///
+    /// Why not `lws_close_reason` and -1: lws 4.1 then writes the close frame and
+    /// closes the socket in the same service pass, without waiting for the reply
+    /// (its "await close ack" state is never reached on that path, and its staged
+    /// shutdown is skipped). Whatever the client sent meanwhile (a y-websocket client's
+    /// sync step 1 and awareness follow the upgrade at once) is still unread in the
+    /// kernel, and Linux answers `close()` with unread data by a RST, which discards
+    /// our close frame in the client's kernel: the client sees 1006, not our code.
+    /// Waiting for the reply reads (and drops) everything the client sent before it.
+    private func writeClose(_ wsi: OpaquePointer, _ close: (code: UInt16, reason: String)) -> Int32 {
+        let payload = [UInt8(close.code >> 8), UInt8(close.code & 0xff)] + Array(close.reason.utf8.prefix(123))
+        guard Self.write(wsi, payload, Self.writeClose) else { return -1 }
+        closeSent = true
+        // lws closes the connection when the timeout passes (its CLOSED callback follows).
+        lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, closeReplyTimeoutSeconds ?? 0)
+        return 0
+    }
+
+    /// lws' `LWS_WRITE_CLOSE`: `lws_write` frames the payload as a close frame. lws 4.x
+    /// keeps the name private (`lib/roles/ws/private-lib-roles-ws.h`, "handled by
+    /// lws_close_reason()" in the public enum), but the value is the one its own close
+    /// path passes to `lws_write`, unchanged since lws 2.
+    private static let writeClose = lws_write_protocol(rawValue: 4)
 
     /// `lws_write` needs `LWS_PRE` writable bytes before the payload.
     private static func write(_ wsi: OpaquePointer, _ payload: [UInt8], _ kind: lws_write_protocol) -> Bool {

@@ -7,6 +7,9 @@ public enum SessionAction: Hashable, Sendable {
     case send([UInt8])
     /// Send these bytes, which carry a coded Accord `error` (counted in the metrics).
     case sendError([UInt8], ErrorCode)
+    /// A coded error the client cannot read (``SyncDialect/yProtocols``): count it in
+    /// the metrics, send nothing.
+    case countError(ErrorCode)
     /// Close the connection with a WebSocket close code (after what was queued).
     case close(code: UInt16, reason: String)
     /// Resolve access to `document` (permissions, create-on-connect, load the room) and

@@ -153,15 +153,24 @@ final class SyncHub: @unchecked Sendable {
 
     private func opened(_ socket: WebSocketConnection) {
         let endpoint: SyncEndpoint
+        let dialect: SyncDialect
         do {
             guard let parsed = try SyncEndpoint(path: socket.request.path) else {
                 socket.close(code: SyncCloseCode.notFound, reason: "not a sync path")
                 return
             }
             endpoint = parsed
+            dialect = try SyncDialect(endpoint: endpoint, parameter: socket.request.queryValue(SyncDialect.queryParameter))
         } catch {
-            let frame = try? AccordMessage.error(code: error.code.rawValue, message: error.message, documentID: nil).encode()
-            if let frame { socket.send(frame) }
+            metrics.error(error.code.rawValue)
+            // Without a session the dialect may be unknown: only a client that asked for
+            // Accord's messages gets the Accord error, every client the auth refusal.
+            if socket.request.queryValue(SyncDialect.queryParameter) == "1",
+               let frame = try? AccordMessage.error(code: error.code.rawValue, message: error.message, documentID: nil).encode() {
+                socket.send(frame)
+            } else {
+                socket.send(ProtocolFrame.auth(.permissionDenied(reason: error.message)).encode())
+            }
             socket.close(code: SyncCloseCode.malformed, reason: error.code.rawValue)
             return
         }
@@ -175,24 +184,31 @@ final class SyncHub: @unchecked Sendable {
             // Checked before anything is sent or joined: the refused connection costs
             // one error frame.
             guard connectionsPerUser[user, default: 0] < options.maxConnectionsPerUser else {
-                refuseConnection(socket, endpoint: endpoint, limit: options.maxConnectionsPerUser)
+                refuseConnection(socket, endpoint: endpoint, dialect: dialect, limit: options.maxConnectionsPerUser)
                 return
             }
             connectionsPerUser[user, default: 0] += 1
         }
         connections[socket.id] = Connection(
-            socket: socket, session: Session(endpoint: endpoint, limits: options.limits, now: options.now()))
+            socket: socket,
+            session: Session(endpoint: endpoint, dialect: dialect, limits: options.limits, now: options.now()))
         updateGauges()
         withSession(socket.id) { session in session.opened(user: authentication) }
     }
 
-    private func refuseConnection(_ socket: WebSocketConnection, endpoint: SyncEndpoint, limit: Int) {
+    private func refuseConnection(
+        _ socket: WebSocketConnection, endpoint: SyncEndpoint, dialect: SyncDialect, limit: Int
+    ) {
         metrics.refused(.connectionsPerUser)
         metrics.error(ErrorCode.tooManyConnections.rawValue)
-        let message = AccordMessage.error(
-            code: ErrorCode.tooManyConnections.rawValue,
-            message: "a user may have \(limit) sync connections open; close one first", documentID: nil)
-        if let frame = try? message.frame() { socket.send(endpoint.encode(frame, document: nil)) }
+        let text = "a user may have \(limit) sync connections open; close one first"
+        if dialect == .accord {
+            let message = AccordMessage.error(code: ErrorCode.tooManyConnections.rawValue, message: text, documentID: nil)
+            if let frame = try? message.frame() { socket.send(endpoint.encode(frame, document: nil)) }
+        } else {
+            // A stock client understands only y-protocols: the auth refusal.
+            socket.send(ProtocolFrame.auth(.permissionDenied(reason: text)).encode())
+        }
         socket.close(code: SyncCloseCode.tooManyRequests, reason: ErrorCode.tooManyConnections.rawValue)
     }
 
@@ -225,6 +241,8 @@ final class SyncHub: @unchecked Sendable {
                 metrics.error(code.rawValue)
                 if code == .tooManyRooms { metrics.refused(.roomsPerConnection) }
                 send(bytes, on: connection.socket)
+            case .countError(let code):
+                metrics.error(code.rawValue)
             case .close(let code, let reason):
                 connection.socket.close(code: code, reason: reason)
             case .join(let document, let frame):
@@ -317,8 +335,8 @@ final class SyncHub: @unchecked Sendable {
         for action in actions {
             switch action {
             case .send(let id, let frame):
-                guard let connection = connections[id] else { continue }
-                let action = connection.session.frame(frame, document: room.id)
+                guard let connection = connections[id], let action = connection.session.frame(frame, document: room.id)
+                else { continue }
                 if case .sync(.step2) = frame, case .send(let bytes) = action {
                     connections[id]?.stepTwos[room.id] = send(bytes, on: connection.socket)
                 } else {
@@ -336,9 +354,10 @@ final class SyncHub: @unchecked Sendable {
                 }
             case .ack(let id, let through):
                 guard let connection = connections[id],
-                      let frame = try? AccordMessage.ack(documentID: room.id.rawValue, through: through).frame()
+                      let frame = try? AccordMessage.ack(documentID: room.id.rawValue, through: through).frame(),
+                      let send = connection.session.frame(frame, document: room.id)
                 else { continue }
-                perform([connection.session.frame(frame, document: room.id)], connection: id)
+                perform([send], connection: id)
             }
         }
     }

@@ -99,8 +99,8 @@ struct UserLimitsTests {
             $0.maxPartialBytesPerUser = 1_500_000
         }
         let token = server.token("ada")
-        let first = try RawWebSocket(port: server.port, path: "/v1/sync?token=\(token)")
-        let second = try RawWebSocket(port: server.port, path: "/v1/sync?token=\(token)")
+        let first = try PartialMessageSocket(port: server.port, path: "/v1/sync?token=\(token)")
+        let second = try PartialMessageSocket(port: server.port, path: "/v1/sync?token=\(token)")
         try await server.waitForConnections(2)
         // The first holds 900,000 bytes of a 1,000,000-byte message and waits. The
         // pause lets the server read them before the second's bytes (it may drain one
@@ -126,7 +126,7 @@ struct UserLimitsTests {
         try refused.write([UInt8](repeating: 0, count: 1_000_000))
         try await eventually("read") { refused.errorCodes().contains("MALFORMED_MESSAGE") }
         // Another user has a budget of its own.
-        let bob = try RawWebSocket(port: server.port, path: "/v1/sync?token=\(server.token("bob"))")
+        let bob = try PartialMessageSocket(port: server.port, path: "/v1/sync?token=\(server.token("bob"))")
         try bob.startMessage(length: 1_000_000)
         try bob.write([UInt8](repeating: 0, count: 1_000_000))
         try await eventually("bob's message read") { bob.errorCodes().contains("MALFORMED_MESSAGE") }

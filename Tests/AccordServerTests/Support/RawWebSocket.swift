@@ -1,96 +1,170 @@
-import AccordCRDT
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@testable import AccordServer
+import Foundation
 
-/// A WebSocket client on a plain TCP socket that can send part of a message and stop,
-/// as a hostile client does to make the server hold bytes; `WebSocketClient` only sends
-/// whole messages. Reads the server's frames on `/v1/sync` and keeps the error codes.
+/// A WebSocket client written straight onto a TCP socket (blocking, one thread), for
+/// tests that need to control exactly what is written when and to see how the server
+/// ends the TCP connection, which the lws client hides: an orderly end of stream
+/// (the server's FIN after the closing handshake) or a reset.
 final class RawWebSocket {
-    private let descriptor: Int32
-    private var buffer: [UInt8] = []
+    enum End: Equatable {
+        /// The server closed the TCP connection in order (read returned 0).
+        case endOfStream
+        /// The connection was reset: a client reports such an end as 1006.
+        case reset
+        case timedOut
+    }
 
-    init(port: Int, path: String) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// What a connection saw from the upgrade to its end.
+    struct Transcript {
+        var messages: [[UInt8]] = []
+        var close: (code: UInt16, reason: String)?
+        var end: End = .timedOut
+    }
+
+    private let fd: Int32
+
+    /// Connects to 127.0.0.1:`port`; reads time out after `timeoutSeconds`. A small
+    /// `sendBufferBytes` makes a large write take the time it takes on a slow link
+    /// (the write returns once the server read most of it), instead of vanishing into
+    /// the kernel's buffers at once.
+    init(port: Int, timeoutSeconds: Int = 5, sendBufferBytes: Int32? = nil) throws {
+        #if canImport(Glibc)
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if var size = sendBufferBytes {
+            setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
-        guard connected == 0 else { throw TestFailure("connect failed: \(errno)") }
-        var timeout = timeval(tv_sec: 0, tv_usec: 50_000)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        try write(Array((
-            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8))
-        let deadline = Date().addingTimeInterval(10)
-        while !buffer.starts(with: Array("HTTP/1.1 101".utf8)) || buffer.firstRange(of: Array("\r\n\r\n".utf8)) == nil {
-            guard Date() < deadline else { throw TestFailure("no upgrade: \(String(decoding: buffer, as: UTF8.self))") }
-            readAvailable()
-        }
-        buffer.removeSubrange(..<buffer.firstRange(of: Array("\r\n\r\n".utf8))!.upperBound)
-    }
-
-    deinit { close(descriptor) }
-
-    /// The header of a binary message of `length` bytes (masked with a zero key, so the
-    /// payload goes as is).
-    func startMessage(length: Int) throws {
-        var header: [UInt8] = [0x82, 0x80 | 127]
-        for shift in stride(from: 56, through: 0, by: -8) { header.append(UInt8(truncatingIfNeeded: length >> shift)) }
-        try write(header + [0, 0, 0, 0])
-    }
-
-    func write(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard sent > 0 else { throw TestFailure("send failed: \(errno)") }
-            offset += sent
+        guard connected == 0 else {
+            close(fd)
+            throw TestFailure("connect: errno \(errno)")
         }
     }
 
-    /// Reads what has arrived; waits (up to the 50 ms receive timeout) only when asked.
-    private func readAvailable(wait: Bool = true) {
-        var chunk = [UInt8](repeating: 0, count: 65536)
+    deinit { close(fd) }
+
+    /// Sends the upgrade request for `path` (with query) and reads the response head.
+    /// Returns its status line and whatever followed the head in the same reads.
+    func upgrade(path: String) throws -> (status: String, rest: [UInt8]) {
+        let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        guard write(Array(request.utf8)) else { throw TestFailure("upgrade request not written: errno \(errno)") }
+        var head: [UInt8] = []
+        let separator: [UInt8] = [13, 10, 13, 10]
         while true {
-            let count = chunk.withUnsafeMutableBytes {
-                recv(descriptor, $0.baseAddress, $0.count, wait ? 0 : Int32(MSG_DONTWAIT))
+            if let end = head.indices.first(where: { head[$0...].starts(with: separator) }) {
+                let status = String(decoding: head[..<(head.firstIndex(of: 13) ?? end)], as: UTF8.self)
+                return (status, Array(head[(end + 4)...]))
             }
-            guard count > 0 else { return }
-            buffer += chunk[..<count]
-            if wait { return }
+            guard case .data(let bytes) = read() else { throw TestFailure("no upgrade response") }
+            head += bytes
         }
     }
 
-    /// Error codes of the Accord `error` messages received so far.
-    func errorCodes() -> [String] {
-        readAvailable(wait: false)
-        var codes: [String] = []
-        var rest = buffer[...]
-        while rest.count >= 2 {
-            var length = Int(rest[rest.startIndex + 1] & 0x7f)
-            var start = rest.startIndex + 2
-            if length == 126, rest.count >= 4 {
-                length = Int(rest[start]) << 8 | Int(rest[start + 1])
-                start += 2
-            } else if length == 127 {
-                return codes  // the server sends nothing this big here
+    /// Writes `bytes` with one `send` (blocking until the kernel took all of it); false
+    /// when the connection was reset (or closed) before that.
+    @discardableResult
+    func write(_ bytes: [UInt8]) -> Bool {
+        var flags: Int32 = 0
+        #if canImport(Glibc)
+        flags = Int32(MSG_NOSIGNAL)
+        #endif
+        let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, flags) }
+        return sent == bytes.count
+    }
+
+    /// Reads frames (after `rest`, what the upgrade read past the head) until the
+    /// connection ends. A close frame is answered with the same code once, as every
+    /// client does; messages after it are not expected.
+    func readToEnd(after rest: [UInt8]) -> Transcript {
+        var transcript = Transcript()
+        var buffer = rest
+        var answered = false
+        while true {
+            while let (opcode, payload, used) = Self.parseFrame(buffer) {
+                buffer.removeFirst(used)
+                switch opcode {
+                case 2: transcript.messages.append(payload)
+                case 8:
+                    let code = payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : 1005
+                    transcript.close = (code, String(decoding: payload.dropFirst(2), as: UTF8.self))
+                    if !answered {
+                        answered = true
+                        write(Self.frame(opcode: 8, Array(payload.prefix(2))))
+                    }
+                default: break
+                }
             }
-            guard rest.endIndex - start >= length else { break }
-            let payload = Array(rest[start..<(start + length)])
-            if let (_, frame) = try? SyncEndpoint.multiplexed.decode(payload),
-               case .error(let code, _, _)? = try? AccordMessage.decode(frame: frame) {
-                codes.append(code)
+            switch read() {
+            case .data(let bytes): buffer += bytes
+            case .end(let end):
+                transcript.end = end
+                return transcript
             }
-            rest = rest[(start + length)...]
         }
-        return codes
+    }
+
+    private enum ReadResult { case data([UInt8]), end(End) }
+
+    private func read() -> ReadResult {
+        var bytes = [UInt8](repeating: 0, count: 65536)
+        let count = bytes.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count > 0 { return .data(Array(bytes.prefix(count))) }
+        if count == 0 { return .end(.endOfStream) }
+        return .end(errno == EAGAIN || errno == EWOULDBLOCK ? .timedOut : .reset)
+    }
+
+    /// A masked client frame (RFC 6455 §5.2).
+    static func frame(opcode: UInt8, _ payload: [UInt8]) -> [UInt8] {
+        var frame: [UInt8] = [0x80 | opcode]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else if payload.count <= 0xffff {
+            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xff)]
+        } else {
+            frame.append(0x80 | 127)
+            frame += (0..<8).reversed().map { UInt8((UInt64(payload.count) >> (8 * UInt64($0))) & 0xff) }
+        }
+        let mask = (0..<4).map { _ in UInt8.random(in: 0...255) }
+        frame += mask
+        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        return frame
+    }
+
+    /// One unmasked server frame at the start of `buffer`: opcode, payload, bytes used.
+    static func parseFrame(_ buffer: [UInt8]) -> (UInt8, [UInt8], Int)? {
+        guard buffer.count >= 2 else { return nil }
+        var length = Int(buffer[1] & 0x7f)
+        var offset = 2
+        if length == 126 {
+            guard buffer.count >= 4 else { return nil }
+            length = Int(buffer[2]) << 8 | Int(buffer[3])
+            offset = 4
+        } else if length == 127 {
+            guard buffer.count >= 10 else { return nil }
+            length = buffer[2..<10].reduce(0) { $0 << 8 | Int($1) }
+            offset = 10
+        }
+        guard buffer.count >= offset + length else { return nil }
+        return (buffer[0] & 0x0f, Array(buffer[offset..<(offset + length)]), offset + length)
     }
 }
