@@ -82,6 +82,9 @@ struct HostileClientSoakTests {
         let reports = await attacks
         let probes = await health
         let peakRSS = await rss
+        print("hostile soak \(Int(Self.duration)) s: healthz p99 \(Self.percentile(probes.latencies, 0.99)) ms over \(probes.latencies.count) probes; "
+            + "good clients p99 \(Self.percentile(run.latencies, 0.99)) ms over \(run.latencies.count) edits; peak RSS \(peakRSS >> 20) MiB; "
+            + reports.map { "\($0.name) \($0.attempts)" }.joined(separator: ", "))
         for report in reports {
             #expect(report.attempts > 0, "\(report.name) never ran")
             #expect(report.violations.isEmpty, "\(report.name): \(report.violations)")
@@ -111,8 +114,8 @@ struct HostileClientSoakTests {
         connection.send(
             "PUT /v1/documents/\(document.rawValue)/link-access HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
                 + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
-        let answer = connection.receive(for: 5000) { RawWebSocket.splitResponse($0) != nil }
-        return RawWebSocket.splitResponse(answer.bytes)?.status ?? 0
+        let answer = connection.receive(for: 5000) { WebSocketBytes.splitResponse($0) != nil }
+        return WebSocketBytes.splitResponse(answer.bytes)?.status ?? 0
     }
 
     // MARK: Probes
@@ -127,8 +130,8 @@ struct HostileClientSoakTests {
             do {
                 let connection = try RawTCPConnection(port: port)
                 connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                let answer = connection.receive(for: 2000) { RawWebSocket.splitResponse($0) != nil }
-                if RawWebSocket.splitResponse(answer.bytes)?.status == 200 {
+                let answer = connection.receive(for: 2000) { WebSocketBytes.splitResponse($0) != nil }
+                if WebSocketBytes.splitResponse(answer.bytes)?.status == 200 {
                     latencies.append(milliseconds(ContinuousClock.now - start))
                 } else {
                     failures.append("no 200 within 2 s (\(answer.bytes.count) bytes)")

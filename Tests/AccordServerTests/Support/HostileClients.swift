@@ -55,7 +55,8 @@ struct HostileClients: Sendable {
             }
             Thread.sleep(forTimeInterval: 0.2)
             open.removeAll { entry in
-                let result = entry.connection.receive(for: 0)
+                // Whatever the server answered (a 501 for CONNECT), then its close.
+                let result = entry.connection.receive(for: 1)
                 if result.closed { return true }
                 if Date().timeIntervalSince(entry.since) > headerTimeout + 5 {
                     report.violation("a partial request stayed open \(Int(Date().timeIntervalSince(entry.since))) s")
@@ -71,13 +72,13 @@ struct HostileClients: Sendable {
     /// and again; the server must close them rather than queue copies.
     func stalledReaders(document: String, user: String, count: Int) -> Report {
         var report = Report(name: "stalled readers")
-        let stepOne = RawWebSocket.frame(ProtocolFrame.sync(.step1(stateVector: [0])).encode())
+        let stepOne = WebSocketBytes.frame(ProtocolFrame.sync(.step1(stateVector: [0])).encode())
         while running {
             var sockets: [RawTCPConnection] = []
             for _ in 0..<count {
                 report.attempts += 1
                 guard let connection = try? RawTCPConnection(port: port, receiveBuffer: 4096) else { continue }
-                connection.send(RawWebSocket.upgradeRequest(path: "/v1/sync/\(document)?token=\(token(user))"))
+                connection.send(WebSocketBytes.upgradeRequest(path: "/v1/sync/\(document)?token=\(token(user))"))
                 sockets.append(connection)
             }
             // Until the server gives up on them (a send fails) or time runs out.
@@ -100,8 +101,8 @@ struct HostileClients: Sendable {
             for _ in 0..<connections where running {
                 report.attempts += 1
                 guard let connection = try? RawTCPConnection(port: port) else { continue }
-                connection.send(RawWebSocket.upgradeRequest(path: "/v1/sync/partial-\(user)?token=\(token(user))"))
-                let frame = RawWebSocket.frame([UInt8](repeating: 0x41, count: sent), final: true, announcedLength: announced)
+                connection.send(WebSocketBytes.upgradeRequest(path: "/v1/sync/partial-\(user)?token=\(token(user))"))
+                let frame = WebSocketBytes.frame([UInt8](repeating: 0x41, count: sent), final: true, announcedLength: announced)
                 connection.send(frame)
                 sockets.append(connection)
             }
@@ -118,17 +119,17 @@ struct HostileClients: Sendable {
         var report = Report(name: "bad tokens")
         let forged = token("mallory").dropLast(4) + "AAAA"
         let variants = ["?token=\(forged)", "?token=garbage", ""]
-        let early = RawWebSocket.frame(ProtocolFrame.sync(.step1(stateVector: [0])).encode())
-            + RawWebSocket.frame([1, 1, 0])
+        let early = WebSocketBytes.frame(ProtocolFrame.sync(.step1(stateVector: [0])).encode())
+            + WebSocketBytes.frame([1, 1, 0])
         while running {
             let query = variants[report.attempts % variants.count]
             report.attempts += 1
             guard let connection = try? RawTCPConnection(port: port) else { continue }
-            connection.send(RawWebSocket.upgradeRequest(path: "/v1/sync/\(document)\(query)") + early)
+            connection.send(WebSocketBytes.upgradeRequest(path: "/v1/sync/\(document)\(query)") + early)
             let answer = connection.receive(for: 3000) { bytes in
-                RawWebSocket.splitResponse(bytes).map { RawWebSocket.frames(in: $0.rest).contains { $0.opcode == 0x8 } } ?? false
+                WebSocketBytes.splitResponse(bytes).map { WebSocketBytes.frames(in: $0.rest).contains { $0.opcode == 0x8 } } ?? false
             }
-            let frames = RawWebSocket.splitResponse(answer.bytes).map { RawWebSocket.frames(in: $0.rest) } ?? []
+            let frames = WebSocketBytes.splitResponse(answer.bytes).map { WebSocketBytes.frames(in: $0.rest) } ?? []
             if let close = frames.first(where: { $0.opcode == 0x8 }) {
                 if close.closeCode != 4401 { report.violation("refusal closed with \(close.closeCode.map(String.init) ?? "none")") }
             } else {
@@ -150,7 +151,7 @@ struct HostileClients: Sendable {
             for index in 0..<count where running {
                 report.attempts += 1
                 guard let connection = try? RawTCPConnection(port: port) else { continue }
-                connection.send(RawWebSocket.upgradeRequest(path: "/v1/sync/flood-\(index % 4)?token=\(token(user))"))
+                connection.send(WebSocketBytes.upgradeRequest(path: "/v1/sync/flood-\(index % 4)?token=\(token(user))"))
                 sockets.append(connection)
             }
             let until = Date().addingTimeInterval(2)
@@ -180,8 +181,8 @@ struct HostileClients: Sendable {
             guard let connection = try? RawTCPConnection(port: port) else { continue }
             if index < requests.count {
                 connection.send(requests[index])
-                let answer = connection.receive(for: 3000) { RawWebSocket.splitResponse($0) != nil }
-                guard let status = RawWebSocket.splitResponse(answer.bytes)?.status else {
+                let answer = connection.receive(for: 3000) { WebSocketBytes.splitResponse($0) != nil }
+                guard let status = WebSocketBytes.splitResponse(answer.bytes)?.status else {
                     report.violation("request \(index) got no response head")
                     continue
                 }
@@ -190,9 +191,9 @@ struct HostileClients: Sendable {
                 // A frame without a mask, or two frames glued to the upgrade request.
                 let stepOne = ProtocolFrame.sync(.step1(stateVector: [0])).encode()
                 let frames = index == requests.count
-                    ? RawWebSocket.frame(stepOne, masked: false)
-                    : RawWebSocket.frame(stepOne) + RawWebSocket.frame(stepOne)
-                connection.send(RawWebSocket.upgradeRequest(path: "/v1/sync/glued-\(user)?token=\(token(user))") + frames)
+                    ? WebSocketBytes.frame(stepOne, masked: false)
+                    : WebSocketBytes.frame(stepOne) + WebSocketBytes.frame(stepOne)
+                connection.send(WebSocketBytes.upgradeRequest(path: "/v1/sync/glued-\(user)?token=\(token(user))") + frames)
                 _ = connection.receive(for: 300)
             }
             connection.close()

@@ -1,7 +1,7 @@
 /// WebSocket bytes built and read by hand (RFC 6455), for tests that play clients no
 /// library would: frames sent with the upgrade request, unmasked frames, a message
 /// announced larger than what follows, a reader that never reads.
-public enum RawWebSocket {
+public enum WebSocketBytes {
     /// The upgrade request for `path` (with its query), headers as given.
     public static func upgradeRequest(path: String, headers: [(String, String)] = []) -> [UInt8] {
         var text = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
