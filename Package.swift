@@ -95,7 +95,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Real sockets on 127.0.0.1, port 0.
-        .testTarget(name: "AccordNetTests", dependencies: ["AccordNet", "CWebSockets"], swiftSettings: swiftSettings),
+        .testTarget(name: "AccordNetTests", dependencies: ["AccordNet", "CWebSockets", "AccordTesting"], swiftSettings: swiftSettings),
         // AccordTesting's own tools, tested on real sockets: the fault proxy between AccordNet peers.
         .testTarget(
             name: "AccordTestingTests", dependencies: ["AccordTesting", "AccordNet", "AccordCRDT"],

@@ -7,7 +7,9 @@ through pycrdt's Provider (the WebsocketProvider of pycrdt-websocket < 0.16). Th
 inserts --edits strings "<name>-<i>;" at the end of the Text at root "text", one
 transaction each with a short pause, waits until that text has --expect-length
 characters (every client's edits arrived), prints one JSON line
-{"text": ..., "length": ...} and exits 0.
+{"text": ..., "length": ..., "foreign_types": [...]} and exits 0. "foreign_types" lists
+the outer message types received outside y-protocols (0 sync, 1 awareness, 2 auth,
+3 query awareness), in order of first arrival: a stock client cannot parse them.
 
 Exits 1 with a message on stderr when --timeout seconds pass first, or the connection
 fails or closes. Exits 2 for bad arguments.
@@ -37,6 +39,20 @@ class ClientFailure(Exception):
     pass
 
 
+class RecordingWebsocket(HttpxWebsocket):
+    """The channel pycrdt-websocket uses, noting each message's outer type first."""
+
+    def __init__(self, websocket, path: str, foreign: list[int]):
+        super().__init__(websocket, path)
+        self._foreign = foreign
+
+    async def recv(self) -> bytes:
+        message = await super().recv()
+        if message and message[0] > 3 and message[0] not in self._foreign:
+            self._foreign.append(message[0])
+        return message
+
+
 def http_url(url: str) -> str:
     """httpx speaks http(s) URLs only; the upgrade request is the same. Path and query
     are kept byte for byte."""
@@ -58,10 +74,11 @@ async def run(args: argparse.Namespace) -> dict:
 
     text.observe(on_change)
     room = urlsplit(args.url).path
+    foreign: list[int] = []
     async with aconnect_ws(
         http_url(args.url), max_message_size_bytes=64 * 1024 * 1024, keepalive_ping_interval_seconds=None
     ) as websocket:
-        async with Provider(doc, HttpxWebsocket(websocket, room)) as provider:
+        async with Provider(doc, RecordingWebsocket(websocket, room, foreign)) as provider:
             await provider.synced.wait()
             for i in range(args.edits):
                 with doc.transaction():
@@ -75,7 +92,7 @@ async def run(args: argparse.Namespace) -> dict:
             content = str(text)
     if len(content) != args.expect_length:
         raise ClientFailure(f"text has {len(content)} characters, expected {args.expect_length}: {content!r}")
-    return {"text": content, "length": len(content)}
+    return {"text": content, "length": len(content), "foreign_types": foreign}
 
 
 async def main(args: argparse.Namespace) -> int:

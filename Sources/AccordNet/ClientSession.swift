@@ -133,6 +133,8 @@ final class ClientSession {
             case .tooLarge:
                 peer.requestClose(code: 1009, reason: "message too large")
                 lws_callback_on_writable(wsi)
+            case .overBudget:
+                break  // clients set no budget (the allowance is unlimited)
             }
             return 0
 

@@ -13,7 +13,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let options = HTTPMethod(rawValue: "OPTIONS")
 }
 
-/// One `name=value` pair of a request's query string, URL-decoded by libwebsockets.
+/// One `name=value` pair of a request's query string, percent-decoded (`+` is a space).
 public struct QueryItem: Hashable, Sendable {
     public var name: String
     public var value: String
@@ -27,18 +27,25 @@ public struct QueryItem: Hashable, Sendable {
 /// of a WebSocket. Header names are lower-case.
 public struct HTTPRequest: Sendable {
     public var method: HTTPMethod
-    /// The path without the query, URL-decoded.
+    /// The path without the query, exactly as sent but percent-decoded (strictly: a
+    /// path that does not decode to UTF-8 without control characters is refused with
+    /// 400 before any route sees it). Never normalised: `/a/../b` stays `/a/../b`, and
+    /// `+` is a plus sign.
     public var path: String
+    /// The request target as it appeared on the request line (path and query, still
+    /// percent-encoded).
+    public var target: String
     public var query: [QueryItem]
     public var headers: [String: String]
     public var body: [UInt8]
 
     public init(
         method: HTTPMethod, path: String, query: [QueryItem] = [], headers: [String: String] = [:],
-        body: [UInt8] = []
+        body: [UInt8] = [], target: String? = nil
     ) {
         self.method = method
         self.path = path
+        self.target = target ?? path
         self.query = query
         self.headers = headers
         self.body = body

@@ -20,8 +20,13 @@ final class LWSContext {
     /// - Parameters:
     ///   - listen: host and port to listen on; nil for a client-only context.
     ///   - idle: when to ping a silent connection and when to drop it.
+    ///   - maxHeaderBytes: for a listening context, the largest request head lws must
+    ///     hold when it re-reads a WebSocket upgrade handed over by `HTTPFront`.
     ///   - user: returned by `lws_context_user`; `accordLWSCallback` finds its handler through it.
-    init(listen: (host: String, port: Int)?, idle: IdlePolicy? = nil, user: UnsafeMutableRawPointer)
+    init(
+        listen: (host: String, port: Int)?, idle: IdlePolicy? = nil, maxHeaderBytes: Int = 16 << 10,
+        user: UnsafeMutableRawPointer
+    )
         throws(NetError)
     {
         LWSContext.quietLogs
@@ -45,6 +50,8 @@ final class LWSContext {
         info.options = accord_lws_option_explicit_vhosts()
         info.user = user
         info.gid = -1
+        // lws' default header space is 4 KB: an upgrade with a long token was a bare close.
+        info.max_http_header_data2 = UInt32(clamping: maxHeaderBytes + 1024)
         info.uid = -1
         guard let context = lws_create_context(&info) else {
             protocols.deallocate()
@@ -71,6 +78,11 @@ final class LWSContext {
             if !listen.host.isEmpty, listen.host != "0.0.0.0", listen.host != "::" {
                 vhostInfo.iface = UnsafePointer(keep(listen.host))
             }
+            // Every accepted socket starts as a raw socket: HTTPFront reads the request
+            // bytes itself (lws' HTTP parser rewrites paths) and hands upgrades back to lws.
+            vhostInfo.options |= accord_lws_option_adopt_listen_accept_config()
+            vhostInfo.listen_accept_role = UnsafePointer(keep("raw-skt"))
+            vhostInfo.listen_accept_protocol = UnsafePointer(keep("accord"))
             // Without DISABLE_IPV6, an IPv4 iface still yields a wildcard IPv6 socket,
             // so "127.0.0.1" would listen on every interface.
             if LWSContext.isIPv4(listen.host) {
@@ -108,8 +120,15 @@ final class LWSContext {
     }
 
     /// lws logs notices to stderr by default; keep errors only. Runs once.
+    /// lws 4.1 logs two debugging lines at error level on every
+    /// `lws_adopt_socket_vhost_readbuf` ("calling service"), which HTTPFront calls once
+    /// per WebSocket: those are dropped so real errors stay visible.
     private static let quietLogs: Void = {
-        lws_set_log_level(LLL_ERR, nil)
+        lws_set_log_level(LLL_ERR) { _, line in
+            guard let line else { return }
+            if strstr(line, "adopt_socket_readbuf") != nil { return }
+            _ = write(2, line, strlen(line))  // stderr, unbuffered like lws' own emitter
+        }
     }()
 }
 

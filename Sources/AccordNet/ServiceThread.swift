@@ -61,9 +61,9 @@ final class ServiceThread: @unchecked Sendable {
     /// The bound port (listening contexts only).
     let listenPort: Int?
 
-    init(listen: (host: String, port: Int)?, idle: IdlePolicy? = nil) throws(NetError) {
+    init(listen: (host: String, port: Int)?, idle: IdlePolicy? = nil, maxHeaderBytes: Int = 16 << 10) throws(NetError) {
         let context = try LWSContext(
-            listen: listen, idle: idle, user: Unmanaged.passUnretained(box).toOpaque())
+            listen: listen, idle: idle, maxHeaderBytes: maxHeaderBytes, user: Unmanaged.passUnretained(box).toOpaque())
         self.context = context
         self.contextPointer = context.pointer
         self.listenPort = context.listenPort

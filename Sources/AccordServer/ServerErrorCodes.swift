@@ -23,10 +23,29 @@ extension ErrorCode {
     public static let awarenessClientTaken = ErrorCode(rawValue: "AWARENESS_CLIENT_TAKEN")
     /// The connection sent more messages than its rate allows; the message was dropped.
     public static let rateLimited = ErrorCode(rawValue: "RATE_LIMITED")
+    /// The connection did not read what the server sent: its outbound queue passed the
+    /// server's limit (`--max-queued-bytes`), so the queue was dropped and the
+    /// connection closed with 4408. The close reason carries the code (the client is
+    /// not reading, so no `error` message is sent); a client reconnects and resyncs.
+    public static let slowConsumer = ErrorCode(rawValue: "SLOW_CONSUMER")
+
+    /// The user already has as many open sync connections as the server allows; the
+    /// new one was closed (4429) before joining anything.
+    public static let tooManyConnections = ErrorCode(rawValue: "TOO_MANY_CONNECTIONS")
+    /// The connection already has as many documents open as the server allows; this
+    /// document was refused (leave another first).
+    public static let tooManyRooms = ErrorCode(rawValue: "TOO_MANY_ROOMS")
+    /// The user created as many documents in the last hour as the server allows; this
+    /// one was not created (REST 429).
+    public static let tooManyDocuments = ErrorCode(rawValue: "TOO_MANY_DOCUMENTS")
+    /// The user's connections together hold as many bytes of partially received
+    /// messages as the server allows; this message was discarded.
+    public static let quotaExceeded = ErrorCode(rawValue: "QUOTA_EXCEEDED")
 
     /// Every code defined by AccordServer, for golden tests and documentation.
     public static let allServerCodes: [ErrorCode] = [
         .unauthenticated, .permissionDenied, .docAccessDenied, .documentUnavailable, .messageTooLarge,
-        .documentTooLarge, .rateLimited, .awarenessClientTaken,
+        .documentTooLarge, .rateLimited, .awarenessClientTaken, .slowConsumer, .tooManyConnections, .tooManyRooms,
+        .tooManyDocuments, .quotaExceeded,
     ]
 }

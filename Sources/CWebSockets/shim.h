@@ -15,6 +15,12 @@ static inline uint64_t accord_lws_option_disable_ipv6(void) { return LWS_SERVER_
 /// `LWS_SERVER_OPTION_EXPLICIT_VHOSTS`: the context creates no vhost; we call lws_create_vhost.
 static inline uint64_t accord_lws_option_explicit_vhosts(void) { return LWS_SERVER_OPTION_EXPLICIT_VHOSTS; }
 
+/// `LWS_SERVER_OPTION_ADOPT_APPLY_LISTEN_ACCEPT_CONFIG`: accepted sockets get the vhost's
+/// `listen_accept_role` (raw-skt), so the server frames HTTP itself (AccordNet HTTPFront).
+static inline uint64_t accord_lws_option_adopt_listen_accept_config(void) {
+    return LWS_SERVER_OPTION_ADOPT_APPLY_LISTEN_ACCEPT_CONFIG;
+}
+
 /// `CONTEXT_PORT_NO_LISTEN`: a client-only context opens no listening socket.
 static inline int accord_lws_context_port_no_listen(void) { return CONTEXT_PORT_NO_LISTEN; }
 

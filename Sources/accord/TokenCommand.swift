@@ -21,6 +21,10 @@ enum TokenCommand {
         guard let subject, !subject.isEmpty else {
             throw AccordCommand.usageError("token needs a user id: --sub <user>", help: "accord token --help")
         }
+        // A token the server would refuse helps nobody: say why now.
+        if let problem = TokenAuthority.subjectProblem(subject) {
+            throw AccordCommand.usageError("--sub is not a valid user id: \(problem)", help: "accord token --help")
+        }
         var ttl = defaultTTL
         if let ttlText {
             guard let seconds = Int(ttlText), seconds > 0 else {

@@ -47,7 +47,11 @@ enum Usage {
         Usage:
           accord serve [--host <addr>] [--port <n>] [--data <dir>] [--dev | --secret-file <file>]
                        [--no-create-on-connect] [--max-frame-bytes <n>] [--max-document-bytes <n>]
-                       [--max-messages-per-second <n>]
+                       [--max-messages-per-second <n>] [--max-queued-bytes <n>] [--max-header-bytes <n>]
+                       [--max-request-body-bytes <n>] [--header-timeout <seconds>]
+                       [--max-connections-per-address <n>] [--max-connections-per-user <n>]
+                       [--max-rooms-per-connection <n>] [--max-documents-per-user-per-hour <n>]
+                       [--max-partial-bytes-per-user <n>]
 
           Serves WebSocket sync on ws://<host>:<port>/v1/sync/<document> (y-websocket
           framing; stock Yjs clients work) and /v1/sync (Accord clients, multiplexed),
@@ -61,6 +65,29 @@ enum Usage {
                         for user "dev" as 'dev token: <token>'
           --no-create-on-connect
                         refuse to open document ids that do not exist yet
+          --max-frame-bytes                  largest WebSocket message (16 MiB)
+          --max-document-bytes               largest stored document (256 MiB)
+          --max-messages-per-second          per connection (500)
+          --max-queued-bytes                 bytes one connection may have waiting to be
+                                             sent (4 MiB, at least 65536); a client that
+                                             stops reading and passes it is closed with
+                                             SLOW_CONSUMER (4408). One larger message,
+                                             such as a big document's sync step 2, may
+                                             wait besides
+          --max-header-bytes                 request line + headers (16384; 431 beyond)
+          --max-request-body-bytes           REST request body (16 MiB; 413 beyond)
+          --header-timeout                   seconds to send a complete request head, of
+                                             any method, after connecting or after the
+                                             previous response (10)
+          --max-connections-per-address      connections from one address not yet
+                                             WebSockets (256, 0 for no cap; 503 beyond);
+                                             raise it behind a reverse proxy
+          --max-connections-per-user         open sync connections per user (64)
+          --max-rooms-per-connection         documents open on one connection (256)
+          --max-documents-per-user-per-hour  documents a user may create (1000)
+          --max-partial-bytes-per-user       bytes of partly received messages one
+                                             user's connections may hold (64 MiB)
+          The data directory is created 0700 and the files in it 0600.
           Prints 'listening <port>' when ready. SIGTERM or SIGINT closes the
           connections and flushes every document before exiting.
         \(exitStatuses)

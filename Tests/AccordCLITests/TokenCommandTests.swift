@@ -121,3 +121,18 @@ import Testing
         #expect(main.stdout.contains("accord token --sub <user>"))
     }
 }
+
+/// `accord token` refuses the subjects the server would refuse, rather than minting a
+/// token nobody can use.
+@Suite struct TokenCommandSubjectTests {
+    @Test(arguments: [String(repeating: "a", count: 257), "ali\u{1}ce", "tab\there"])
+    func subjectsTheServerRefusesAreUsageErrors(_ subject: String) throws {
+        let dir = try TemporaryDirectory()
+        let result = try CLI.run(
+            ["token", "--sub", subject], in: dir.url,
+            environment: TokenCommandTests.environment(secret: TokenCommandTests.secret))
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("user id"), "\(result.stderr)")
+    }
+}

@@ -4,11 +4,14 @@ extension Doc {
     ///
     /// Structs whose predecessors have not arrived are kept pending and integrated
     /// when they do; so are deletions of content not seen yet.
-    /// - Throws: ``ErrorCode/malformedUpdate`` when the bytes are not a valid update;
-    ///   the document is then exactly as it was.
+    /// - Throws: ``ErrorCode/malformedUpdate`` when the bytes are not a valid update, or
+    ///   (with ``strictClientIDs``) name a client id above ``ID/maxSafeClient``; the
+    ///   document is then exactly as it was.
     public func applyUpdate(_ update: [UInt8], origin: Origin? = nil) throws(AccordError) {
         // Most updates fit the compact form, which decodes and integrates without
         // building a value per struct; with something pending, the general path retries it.
+        // The compact form never holds an id above maxSafeClient (it leaves those to the
+        // general path), so only the general path needs the strict check.
         if pending == nil, pendingDeleteSet.isEmpty {
             // A small update decodes into the buffers the previous one used; a large one
             // (a whole document) into its own, so that the document does not keep them.
@@ -26,6 +29,10 @@ extension Doc {
         }
         let decoded = try DecodedUpdate.decode(update)
         try Self.validate(decoded)
+        if strictClientIDs, let client = decoded.firstUnsafeClient {
+            throw AccordError.malformed(
+                "the update names client id \(client), above 2^53 - 1 (\(ID.maxSafeClient)), which JavaScript peers cannot read")
+        }
         beginTransaction(origin: origin, local: false)
         defer { endTransaction() }
         transaction.local = false

@@ -25,6 +25,12 @@ public final class Doc {
     @exclusivity(unchecked) public internal(set) var clientID: ClientID
     /// Whether deleted content is garbage-collected at the end of each transaction.
     @exclusivity(unchecked) public var gc: Bool
+    /// Whether ``applyUpdate(_:origin:)`` refuses updates naming a client id above
+    /// ``ID/maxSafeClient`` (2^53 − 1) anywhere: struct ids, origins, right origins,
+    /// parents, delete sets. Off by default, as in Yjs and Yrs, so documents stored or
+    /// received with such ids stay readable; a server sets it for what clients send,
+    /// because JavaScript peers cannot read those ids exactly and would lose the edits.
+    @exclusivity(unchecked) public var strictClientIDs = false
 
     @exclusivity(unchecked) var store = Store()
     /// The transaction in progress (meaningful while `transactionDepth > 0`). Reset in

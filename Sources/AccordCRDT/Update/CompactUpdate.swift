@@ -8,7 +8,8 @@
 /// array: a few allocations per update.
 ///
 /// `init?` returns nil for anything outside that shape, and for anything malformed: the
-/// caller then takes the general path, which reports the error. So it accepts only what
+/// caller then takes the general path, which reports the error. Client ids above
+/// ``ID/maxSafeClient`` are outside the shape too, so the general path decides on them. So it accepts only what
 /// ``DecodedUpdate/decode(_:)`` and ``Doc/validate(_:)`` accept, with the same limits.
 struct CompactUpdate {
     /// One struct. `kind` is the wire's content ref (0 GC, 1 Deleted, 4 String) or 10 (Skip).
@@ -107,6 +108,8 @@ struct CompactUpdate {
         if groupCount == 1 {
             let structCount = try p.count(minElementSize: 2)
             client = try p.varUInt()
+            // Larger ids take the general path, which alone decides on them (strictClientIDs).
+            guard client <= ID.maxSafeClient else { throw Malformed() }
             var clock = try p.varUInt(max: UInt64(ID.maxClock))
             entries.reserveCapacity(structCount)
             for _ in 0..<structCount {
@@ -119,6 +122,7 @@ struct CompactUpdate {
         let clientCount = try p.count(minElementSize: 2)
         for _ in 0..<clientCount {
             let deleter = try p.varUInt()
+            guard deleter <= ID.maxSafeClient else { throw Malformed() }
             let n = try p.count(minElementSize: 2)
             for _ in 0..<n {
                 let clock = try p.varUInt(max: UInt64(ID.maxClock))
@@ -146,7 +150,7 @@ struct CompactUpdate {
                 let c = try p.varUInt()
                 let k = try p.varUInt(max: UInt64(ID.maxClock))
                 // The origin of an item of the same client must come before it.
-                guard c != client || k < UInt64(clock) else { throw Malformed() }
+                guard c != client || k < UInt64(clock), c <= ID.maxSafeClient else { throw Malformed() }
                 entry.hasOrigin = true
                 entry.originClient = c
                 entry.originClock = UInt32(k)
@@ -154,7 +158,7 @@ struct CompactUpdate {
             if info & 0x40 != 0 {
                 let c = try p.varUInt()
                 let k = try p.varUInt(max: UInt64(ID.maxClock))
-                guard c != client || k < UInt64(clock) else { throw Malformed() }
+                guard c != client || k < UInt64(clock), c <= ID.maxSafeClient else { throw Malformed() }
                 entry.hasRightOrigin = true
                 entry.rightOriginClient = c
                 entry.rightOriginClock = UInt32(k)

@@ -21,6 +21,11 @@ public struct ID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// no real document comes near, and it keeps stored items compact.
     public static let maxClock = Int(UInt32.max)
 
+    /// 2^53 − 1, the largest client id JavaScript Yjs reads exactly (lib0 decodes
+    /// varUints into doubles). A peer writing with a larger id has its edits silently
+    /// lost for JS peers, so a ``Doc`` with ``Doc/strictClientIDs`` refuses them.
+    public static let maxSafeClient: ClientID = 9_007_199_254_740_991
+
     func write(to w: inout ByteWriter) {
         w.writeVarUInt(client)
         w.writeVarUInt(clock)

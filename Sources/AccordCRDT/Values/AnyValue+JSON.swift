@@ -120,4 +120,14 @@ extension AnyValue {
         var parser = JSONParser(Array(jsonText.utf8))
         self = try parser.parseDocument()
     }
+
+    /// Parses JSON bytes, refusing with ``ErrorCode/invalidArgument`` an object that names
+    /// a key twice (keys compared as Swift strings, as a dictionary of them would);
+    /// other failures are ``ErrorCode/malformedJSON``. For request bodies, where a
+    /// repeated key is ambiguous: parsers disagree on which value wins.
+    package init(jsonRefusingDuplicateKeys bytes: [UInt8]) throws(AccordError) {
+        var parser = JSONParser(bytes)
+        parser.refusesDuplicateKeys = true
+        self = try parser.parseDocument()
+    }
 }

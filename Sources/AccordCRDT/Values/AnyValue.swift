@@ -72,6 +72,7 @@ public struct OrderedObject: Sendable, Hashable, Sequence, ExpressibleByDictiona
     struct Builder {
         var object = OrderedObject()
         private var index: [String: Int] = [:]
+        func contains(_ key: String) -> Bool { index[key] != nil }
         mutating func set(_ key: String, _ value: AnyValue) {
             if let i = index[key] {
                 object.entries[i].value = value

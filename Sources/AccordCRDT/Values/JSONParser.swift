@@ -3,6 +3,9 @@ struct JSONParser {
     let bytes: [UInt8]
     var i = 0
     static let maxDepth = 64
+    /// Refuse an object naming a key twice (`INVALID_ARGUMENT`) instead of keeping the
+    /// last value: request bodies, where parsers disagree on which value wins.
+    var refusesDuplicateKeys = false
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -66,6 +69,10 @@ struct JSONParser {
                 skipSpace()
                 guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected object key") }
                 let key = try parseString()
+                if refusesDuplicateKeys, builder.contains(key) {
+                    throw AccordError(
+                        .invalidArgument, "the key \"\(key)\" appears twice in one object", details: ["field": key])
+                }
                 skipSpace()
                 guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected : in object") }
                 i += 1

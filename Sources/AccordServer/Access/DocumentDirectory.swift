@@ -8,15 +8,18 @@ public import AccordStore
 public struct DocumentDirectory: Sendable {
     public let documents: DocumentStore
     public let access: AccessStore
+    /// Creations per user per hour; nil: unlimited.
+    public let creationQuota: CreationQuota?
 
     /// Ids ending in these are not created: the REST API reads a path that ends so as a
     /// sub-resource (`/v1/documents/{id}/permissions`), so such a document could never be
     /// addressed (paths arrive URL-decoded, so `%2F` cannot tell the cases apart).
     static let reservedSuffixes = ["/permissions", "/link-access"]
 
-    public init(documents: DocumentStore, access: AccessStore) {
+    public init(documents: DocumentStore, access: AccessStore, creationQuota: CreationQuota? = nil) {
         self.documents = documents
         self.access = access
+        self.creationQuota = creationQuota
     }
 
     /// Creates an empty document owned by `owner`.
@@ -28,7 +31,8 @@ public struct DocumentDirectory: Sendable {
     ///
     /// - Throws: `DOCUMENT_EXISTS` if the id is taken (nothing changes);
     ///   `INVALID_ARGUMENT` for an invalid owner id or an id ending in `/permissions` or
-    ///   `/link-access`; storage errors.
+    ///   `/link-access`; `TOO_MANY_DOCUMENTS` past the owner's ``creationQuota``;
+    ///   storage errors. Only a document actually created counts against the quota.
     @discardableResult
     public func create(
         _ id: DocumentID, owner: String, title: String = "", tags: [String] = []
@@ -41,6 +45,16 @@ public struct DocumentDirectory: Sendable {
                 .invalidArgument, "a document id may not end in \(suffix) (the REST API reserves it)",
                 details: ["document": id.rawValue])
         }
+        try creationQuota?.take(owner)
+        do {
+            return try createOwned(id, owner: owner, title: title, tags: tags)
+        } catch {
+            creationQuota?.giveBack(owner)
+            throw error
+        }
+    }
+
+    private func createOwned(_ id: DocumentID, owner: String, title: String, tags: [String]) throws(AccordError) -> DocumentMetadata {
         // One creator per access store at a time; see AccessStore.creation. Not held by
         // anything the document store calls, so its observers cannot deadlock with it.
         access.creation.lock()

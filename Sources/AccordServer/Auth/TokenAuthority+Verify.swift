@@ -7,17 +7,29 @@ extension TokenAuthority {
     /// Ours are about 150 bytes; 8 KiB is also the usual cap on a whole HTTP header.
     static let maximumTokenLength = 8 * 1024
 
+    /// How far `nbf` and `iat` may lie in the future: clocks of the minting and the
+    /// verifying machine differ by a few seconds, and a token minted elsewhere must work
+    /// at once. Sixty seconds, the usual leeway of JWT libraries; `exp` gets none, so a
+    /// token never lives longer than it says.
+    public static let clockSkewAllowance: TimeInterval = 60
+
     /// The claims of `token` when this server signed it and it has not expired.
     ///
     /// Checks, in order: present; at most 8 KiB; three canonical base64url segments; a
     /// header that is a JSON object with `"alg":"HS256"` (`none` and every other
     /// algorithm are refused, whatever the signature); an HMAC-SHA256 signature equal,
-    /// in constant time, to ours; a payload that is a JSON object with `sub` a non-empty
-    /// string and `exp` a number; `now` before `exp`. The header is read before the
-    /// signature is checked only to pick the algorithm; the payload is read only after.
+    /// in constant time, to ours; a payload that is a JSON object with `sub` a valid user
+    /// id (1 to 256 bytes of UTF-8, no control characters), `exp` a number and `nbf` and
+    /// `iat` numbers when present; `now` before `exp`; `nbf` and `iat` no later than
+    /// `now` plus ``clockSkewAllowance``. The header is read before the signature is
+    /// checked only to pick the algorithm; the payload is read only after.
+    ///
+    /// Every entry point (REST, both WebSocket paths) calls this one verifier, so a token
+    /// is accepted everywhere or nowhere.
     ///
     /// - Throws: `UNAUTHENTICATED` with detail `reason`: `missing`, `oversized`,
-    ///   `malformed`, `unsupported-algorithm`, `forged`, `invalid-claims` or `expired`.
+    ///   `malformed`, `unsupported-algorithm`, `forged`, `invalid-claims`, `expired` or
+    ///   `not-yet-valid`.
     public func verify(_ token: String?, now: Date = Date()) throws(AccordError) -> TokenClaims {
         guard let token, !token.isEmpty else { throw TokenRejection.missing.error("no bearer token") }
         let text = Array(token.utf8)
@@ -59,19 +71,54 @@ extension TokenAuthority {
             throw TokenRejection.expired.error(
                 "the token expired at \(Int64(claims.expiresAt.timeIntervalSince1970)) (seconds since 1970)")
         }
+        let latest = now.addingTimeInterval(Self.clockSkewAllowance)
+        if let notBefore = claims.notBefore, notBefore > latest {
+            throw TokenRejection.notYetValid.error(
+                "the token is not valid before \(Int64(notBefore.timeIntervalSince1970)) (seconds since 1970)")
+        }
+        if let issuedAt = claims.issuedAt, issuedAt > latest {
+            throw TokenRejection.notYetValid.error(
+                "the token was issued in the future, at \(Int64(issuedAt.timeIntervalSince1970)) (seconds since 1970)")
+        }
         return claims
     }
 
-    /// `sub` and `exp` from a payload whose signature is already checked.
+    /// Why the server would refuse `subject` as a token's `sub`, or nil if it is a valid
+    /// user id. `accord token` asks before minting.
+    public static func subjectProblem(_ subject: String) -> String? {
+        do {
+            try UserIDRule.validate(subject)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    /// `sub`, `exp`, `nbf` and `iat` from a payload whose signature is already checked.
     static func claims(from payload: OrderedObject) throws(AccordError) -> TokenClaims {
         guard case .string(let subject)? = payload["sub"], !subject.isEmpty else {
             throw TokenRejection.invalidClaims.error("the token has no sub (a non-empty string)")
         }
-        // JSON numbers parse as .int or .double; a string, even of digits, is not a NumericDate.
-        guard let seconds = payload["exp"]?.doubleValue, seconds.isFinite else {
+        // The rule access rows use, so REST and WebSocket accept the same subjects.
+        if let problem = subjectProblem(subject) {
+            throw TokenRejection.invalidClaims.error("the token's sub is no valid user id: \(problem)")
+        }
+        guard let expiresAt = try numericDate(payload, "exp") else {
             throw TokenRejection.invalidClaims.error("the token has no exp (a number of seconds since 1970)")
         }
-        return TokenClaims(subject: subject, expiresAt: Date(timeIntervalSince1970: seconds))
+        return TokenClaims(
+            subject: subject, expiresAt: expiresAt, notBefore: try numericDate(payload, "nbf"),
+            issuedAt: try numericDate(payload, "iat"))
+    }
+
+    /// A NumericDate claim: nil when absent, `invalid-claims` when not a finite number.
+    /// JSON numbers parse as .int or .double; a string, even of digits, is not a NumericDate.
+    private static func numericDate(_ payload: OrderedObject, _ name: String) throws(AccordError) -> Date? {
+        guard let value = payload[name] else { return nil }
+        guard let seconds = value.doubleValue, seconds.isFinite else {
+            throw TokenRejection.invalidClaims.error("the token's \(name) is not a number of seconds since 1970")
+        }
+        return Date(timeIntervalSince1970: seconds)
     }
 
     /// Decodes a segment as one JSON object in valid UTF-8.

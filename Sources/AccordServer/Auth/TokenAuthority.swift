@@ -7,7 +7,7 @@ public import Foundation
 ///
 /// A token is three base64url segments, `header.payload.signature`. The header is always
 /// `{"alg":"HS256","typ":"JWT"}`, the payload `{"sub":"<user id>","exp":<seconds since
-/// 1970>}`. Any JWT library can mint a token the server accepts, given the secret.
+/// 1970>}`; `nbf` and `iat` are honoured when present (see ``verify(_:now:)``). Any JWT library can mint a token the server accepts, given the secret.
 ///
 /// ```swift
 /// let authority = try TokenAuthority(secret: ServerSecret.load(secretFile: nil))
@@ -40,7 +40,9 @@ public struct TokenAuthority: Sendable {
     /// A token for `subject` that expires at `expiresAt`.
     ///
     /// `exp` is written as whole seconds, rounded down, so a token never outlives the
-    /// instant asked for; verifying it yields that rounded instant.
+    /// instant asked for; verifying it yields that rounded instant. The subject is not
+    /// checked here: one ``subjectProblem(_:)`` objects to makes a token every entry
+    /// point refuses (`accord token` checks first).
     public func mint(subject: String, expiresAt: Date) -> String {
         let payload = AnyValue.object(OrderedObject([
             ("sub", .string(subject)), ("exp", .int(Self.numericDate(expiresAt))),

@@ -1,14 +1,23 @@
 public import Foundation
 
-/// What a verified bearer token says: who the caller is and until when.
+/// What a verified bearer token says: who the caller is and when the token is valid.
 public struct TokenClaims: Sendable, Hashable {
-    /// The user id, the token's `sub` claim; never empty.
+    /// The user id, the token's `sub` claim: 1 to 256 bytes of UTF-8 without control
+    /// characters (the rule access rows use).
     public var subject: String
     /// The token's `exp` claim. The token is refused from this instant on.
     public var expiresAt: Date
+    /// The token's `nbf` claim, if any: it is refused before this instant (less the
+    /// clock-skew allowance).
+    public var notBefore: Date?
+    /// The token's `iat` claim, if any: a token issued in the future (beyond the
+    /// allowance) is refused.
+    public var issuedAt: Date?
 
-    public init(subject: String, expiresAt: Date) {
+    public init(subject: String, expiresAt: Date, notBefore: Date? = nil, issuedAt: Date? = nil) {
         self.subject = subject
         self.expiresAt = expiresAt
+        self.notBefore = notBefore
+        self.issuedAt = issuedAt
     }
 }

@@ -17,10 +17,13 @@ enum TokenRejection: String {
     case unsupportedAlgorithm = "unsupported-algorithm"
     /// The signature is not the HMAC of the token under this server's secret.
     case forged
-    /// Signed by us but without a usable `sub` (non-empty string) or `exp` (number).
+    /// Signed by us but without a usable `sub` (a valid user id) or `exp` (number), or
+    /// with an `nbf` or `iat` that is not a number.
     case invalidClaims = "invalid-claims"
     /// `exp` has passed.
     case expired
+    /// `nbf` or `iat` is later than now plus ``TokenAuthority/clockSkewAllowance``.
+    case notYetValid = "not-yet-valid"
 
     func error(_ message: String) -> AccordError {
         AccordError(.unauthenticated, message, details: ["reason": rawValue])

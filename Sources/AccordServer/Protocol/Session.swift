@@ -2,19 +2,26 @@ public import AccordCRDT
 public import AccordStore
 
 /// The protocol state of one WebSocket connection: authentication, which documents it
-/// joined, its message rate, and how its frames are framed (``SyncEndpoint``). A pure
-/// state machine: events in, ``SessionAction``s out; the driver owns the socket.
+/// joined, its message rate, how its frames are framed (``SyncEndpoint``) and which
+/// messages its client understands (``SyncDialect``). A pure state machine: events in,
+/// ``SessionAction``s out; the driver owns the socket.
 public struct Session: Sendable {
     public struct Limits: Hashable, Sendable {
         public var maxFrameBytes: Int
         public var messagesPerSecond: Int
         public var burst: Int
         public var heartbeatSeconds: Int
-        public init(maxFrameBytes: Int = 16 << 20, messagesPerSecond: Int = 500, burst: Int = 1000, heartbeatSeconds: Int = 20) {
+        /// Documents one connection may have joined at once; more are `TOO_MANY_ROOMS`.
+        public var maxRooms: Int
+        public init(
+            maxFrameBytes: Int = 16 << 20, messagesPerSecond: Int = 500, burst: Int = 1000, heartbeatSeconds: Int = 20,
+            maxRooms: Int = 256
+        ) {
             self.maxFrameBytes = maxFrameBytes
             self.messagesPerSecond = messagesPerSecond
             self.burst = burst
             self.heartbeatSeconds = heartbeatSeconds
+            self.maxRooms = maxRooms
         }
     }
 
@@ -25,6 +32,7 @@ public struct Session: Sendable {
     }
 
     public let endpoint: SyncEndpoint
+    public let dialect: SyncDialect
     public let limits: Limits
     public private(set) var user: String?
     public private(set) var documents: Set<DocumentID> = []
@@ -35,8 +43,10 @@ public struct Session: Sendable {
 
     public static let serverVersion = "accord/0.1"
 
-    public init(endpoint: SyncEndpoint, limits: Limits, now: UInt64) {
+    /// `dialect` applies to `/v1/sync/{id}`; `/v1/sync` is always ``SyncDialect/accord``.
+    public init(endpoint: SyncEndpoint, dialect: SyncDialect = .accord, limits: Limits, now: UInt64) {
         self.endpoint = endpoint
+        self.dialect = endpoint == .multiplexed ? .accord : dialect
         self.limits = limits
         self.rate = RateLimiter(ratePerSecond: limits.messagesPerSecond, burst: limits.burst, now: now)
     }
@@ -52,7 +62,7 @@ public struct Session: Sendable {
         case .success(let user):
             self.user = user
             var actions: [SessionAction] = []
-            if let hello = try? AccordMessage.hello(
+            if dialect == .accord, let hello = try? AccordMessage.hello(
                 serverVersion: Self.serverVersion, maxFrameBytes: UInt64(limits.maxFrameBytes),
                 heartbeatSeconds: UInt64(limits.heartbeatSeconds)
             ).frame() {
@@ -94,7 +104,23 @@ public struct Session: Sendable {
             return documents.remove(document) == nil ? [] : [.leave(document)]
         }
         if documents.contains(document) { return [.deliver(document, decoded.frame)] }
+        guard documents.count < limits.maxRooms else {
+            // Each frame naming a further document is refused (the client may leave one).
+            return refuse(document, AccordError(
+                .tooManyRooms, "a connection may have \(limits.maxRooms) documents open; leave one first",
+                details: ["document": document.rawValue, "limit": String(limits.maxRooms)]))
+        }
         return [.join(document, then: decoded.frame)]
+    }
+
+    /// The user's connections together hold too many bytes of partially received
+    /// messages: the driver discarded this connection's message.
+    public mutating func partialBytesRefused(limit: Int) -> [SessionAction] {
+        guard !isClosed else { return [] }
+        return [sendError(AccordError(
+            .quotaExceeded,
+            "your connections may hold \(limit) bytes of partly received messages together; the message was dropped",
+            details: ["limit": String(limit)]), document: nil)]
     }
 
     /// A message over ``Limits/maxFrameBytes`` arrived (and was discarded unread).
@@ -131,9 +157,11 @@ public struct Session: Sendable {
         sendError(error, document: document)
     }
 
-    /// A frame from a document's room, framed for this connection.
-    public func frame(_ frame: ProtocolFrame, document: DocumentID) -> SessionAction {
-        .send(endpoint.encode(frame, document: document))
+    /// A frame from a document's room, framed for this connection; nil for an Accord
+    /// message (an ack, a relayed broadcast) to a client that did not ask for them.
+    public func frame(_ frame: ProtocolFrame, document: DocumentID) -> SessionAction? {
+        if dialect == .yProtocols, case .custom = frame { return nil }
+        return .send(endpoint.encode(frame, document: document))
     }
 
     /// The connection closed: leave every room.
@@ -150,6 +178,8 @@ public struct Session: Sendable {
         case .multiplexed:
             // Only this document is refused; the others on the connection carry on.
             return [sendError(error, document: document)]
+        case .document where dialect == .yProtocols:
+            return yProtocolsRefusal(error)
         case .document:
             var actions = [sendError(error, document: document)]
             if error.code == .docAccessDenied || error.code == .permissionDenied {
@@ -165,10 +195,24 @@ public struct Session: Sendable {
         isClosed = true
         let leaves = documents.sorted().map { SessionAction.leave($0) }
         documents = []
+        if dialect == .yProtocols {
+            return leaves + yProtocolsRefusal(error, code: code)
+        }
         return leaves + [sendError(error, document: document), .close(code: code, reason: error.code.rawValue)]
     }
 
+    /// A refusal as y-protocols says it: auth "permission denied" with the message as
+    /// its reason (y-websocket logs it), then the close code with the error code as
+    /// its reason. The error is counted as if it had been sent.
+    private func yProtocolsRefusal(_ error: AccordError, code: UInt16? = nil) -> [SessionAction] {
+        [.countError(error.code),
+         .send(ProtocolFrame.auth(.permissionDenied(reason: error.message)).encode()),
+         .close(code: code ?? Self.closeCode(for: error), reason: error.code.rawValue)]
+    }
+
     private func sendError(_ error: AccordError, document: DocumentID?) -> SessionAction {
+        // A stock client cannot read an Accord error; the metrics still count it.
+        guard dialect == .accord else { return .countError(error.code) }
         let message = AccordMessage.error(code: error.code.rawValue, message: error.message, documentID: document?.rawValue)
         // A message too long for the wire is cut rather than lost: the code is what matters.
         let frame = (try? message.frame())
@@ -181,6 +225,7 @@ public struct Session: Sendable {
         case .unauthenticated: SyncCloseCode.unauthenticated
         case .docAccessDenied, .permissionDenied: SyncCloseCode.forbidden
         case .documentNotFound: SyncCloseCode.notFound
+        case .tooManyRooms, .tooManyDocuments, .tooManyConnections: SyncCloseCode.tooManyRequests
         case .malformedMessage: SyncCloseCode.malformed
         default: SyncCloseCode.unavailable
         }

@@ -7,6 +7,9 @@ public enum SessionAction: Hashable, Sendable {
     case send([UInt8])
     /// Send these bytes, which carry a coded Accord `error` (counted in the metrics).
     case sendError([UInt8], ErrorCode)
+    /// A coded error the client cannot read (``SyncDialect/yProtocols``): count it in
+    /// the metrics, send nothing.
+    case countError(ErrorCode)
     /// Close the connection with a WebSocket close code (after what was queued).
     case close(code: UInt16, reason: String)
     /// Resolve access to `document` (permissions, create-on-connect, load the room) and
@@ -26,5 +29,9 @@ public enum SyncCloseCode {
     public static let unauthenticated: UInt16 = 4401
     public static let forbidden: UInt16 = 4403
     public static let notFound: UInt16 = 4404
+    /// `SLOW_CONSUMER`: the client stopped reading (408: it did not take what was sent in time).
+    public static let slowConsumer: UInt16 = 4408
+    /// A per-user cap refused the connection or its only document.
+    public static let tooManyRequests: UInt16 = 4429
     public static let unavailable: UInt16 = 4503
 }

@@ -15,16 +15,28 @@ public enum SyncEndpoint: Hashable, Sendable {
     static let documentPrefix = "/v1/sync/"
 
     /// The endpoint for a request path, nil when the path is not a sync path. A path
-    /// under `/v1/sync/` whose id is invalid throws `INVALID_ARGUMENT`.
+    /// under `/v1/sync/` whose id breaks the ``DocumentID`` rule (`x/../y`, `p//q`, a
+    /// trailing `/`...) throws `INVALID_ARGUMENT`: the path is taken as it arrived, never
+    /// normalised, so it names one document or none.
+    ///
+    /// Compares bytes, not `Character`s: an id may start with a combining mark, which
+    /// would fuse with the `/` before it and defeat `hasPrefix`.
     public init?(path: String) throws(AccordError) {
-        if path == Self.multiplexedPath {
+        let bytes = path.utf8
+        if bytes.elementsEqual(Self.multiplexedPath.utf8) {
             self = .multiplexed
-        } else if path.hasPrefix(Self.documentPrefix) {
-            let id = String(path.dropFirst(Self.documentPrefix.count))
+        } else if Self.isDocumentPath(path) {
+            // Cutting an ASCII prefix off valid UTF-8 leaves valid UTF-8.
+            let id = String(decoding: bytes.dropFirst(Self.documentPrefix.utf8.count), as: UTF8.self)
             self = .document(try DocumentID(validating: id))
         } else {
             return nil
         }
+    }
+
+    /// Whether `path` is under `/v1/sync/` (bytes, as above).
+    static func isDocumentPath(_ path: String) -> Bool {
+        path.utf8.starts(with: documentPrefix.utf8)
     }
 
     /// Splits one received WebSocket message into its document and frame. On a

@@ -9,9 +9,10 @@ public import AccordStore
 public final class Room {
     public let id: DocumentID
     public let doc: Doc
-    /// The server's copy of every awareness entry in the room. The server never sets
-    /// a state of its own.
-    public private(set) var awareness: Awareness
+    /// The server's copy of every awareness entry in the room, and who owns each id
+    /// (``RoomAwareness``). The server never sets a state of its own.
+    private var presence: RoomAwareness
+    public var awareness: Awareness { presence.awareness }
     /// An estimate of the stored size (snapshot + log bytes at load, plus every update
     /// appended since), compared with ``maxDocumentBytes``.
     public private(set) var documentBytes: Int
@@ -20,8 +21,6 @@ public final class Room {
     struct Member {
         var user: String
         var canWrite: Bool
-        /// Awareness client ids this connection introduced; only it may set or remove them.
-        var awarenessClients: Set<ClientID> = []
         /// The connection's first step 1 was answered (see ``receive(_:from:now:)``).
         var askedBefore = false
     }
@@ -42,12 +41,11 @@ public final class Room {
         self.doc = doc
         self.documentBytes = storedBytes
         self.maxDocumentBytes = maxDocumentBytes
-        // Client ids are 32-bit in practice; the server's own id sits above that range,
-        // and entries claiming it are refused, so no peer's entry is taken for the server's.
-        var awareness = Awareness(localClientID: ClientID(UInt32.max) + 1, now: now)
-        // Like Yjs, a new Awareness starts with an empty local state; a server has none.
-        _ = awareness.setLocalState(nil, now: now)
-        self.awareness = awareness
+        // What clients send may not name client ids JavaScript peers cannot read (they
+        // would silently lose those edits); set after the store loaded the document, so
+        // content stored before the rule stays readable.
+        doc.strictClientIDs = true
+        self.presence = RoomAwareness(now: now)
         updateSubscription = doc.onUpdate { [unowned self] update, _ in
             integrated = update
         }
@@ -79,16 +77,18 @@ public final class Room {
         members[connection]?.canWrite = canWrite
     }
 
-    /// Removes a connection; its awareness entries are removed for everyone else.
+    /// Removes a connection; its awareness entries are removed for everyone else, and
+    /// their client ids are free again.
     public func leave(_ connection: ConnectionID, now: UInt64) -> [RoomAction] {
-        guard let member = members.removeValue(forKey: connection) else { return [] }
+        guard members.removeValue(forKey: connection) != nil else { return [] }
         order.removeAll { $0 == connection }
         acks.drop(connection)
-        let change = awareness.removeStates(clients: member.awarenessClients.sorted(), now: now)
-        guard !change.removed.isEmpty else { return [] }
-        let update = awareness.encodeUpdate(clients: change.removed)
+        guard let update = presence.removeEntries(of: connection, now: now) else { return [] }
         return order.map { .send($0, .awareness(update)) }
     }
+
+    /// The connection that owns awareness client id `client` (whose state it set).
+    func awarenessOwner(of client: ClientID) -> ConnectionID? { presence.owner(of: client) }
 
     // MARK: Messages
 
@@ -99,6 +99,7 @@ public final class Room {
         switch frame {
         case .sync(.step1(let stateVector)):
             do {
+                try Self.refuseUnsafeClients(in: stateVector)
                 let missing = try doc.encodeStateAsUpdate(from: stateVector)
                 var actions: [RoomAction] = [.send(connection, .sync(.step2(update: missing)))]
                 // A later step 1 (a client's periodic resync, or its round for a missed
@@ -122,13 +123,22 @@ public final class Room {
         case .awareness(let bytes):
             return receiveAwareness(bytes, from: connection, now: now)
         case .queryAwareness:
-            return [.send(connection, .awareness(awareness.encodeAllStates()))]
+            return [.send(connection, .awareness(presence.awareness.encodeAllStates()))]
         case .auth:
             return []  // only servers send auth messages
         case .custom(AccordMessage.frameType, _):
             return receiveAccordMessage(frame, from: connection, member: member)
         case .custom:
             return []  // other extensions are not ours to interpret
+        }
+    }
+
+    /// A state vector naming a client id above 2^53 − 1 describes a replica JavaScript
+    /// peers cannot hold, so it is refused like one that does not decode.
+    private static func refuseUnsafeClients(in stateVector: [UInt8]) throws(AccordError) {
+        if let client = try StateVector.decode(stateVector).firstUnsafeClient {
+            throw AccordError(
+                .malformedMessage, "the state vector names client id \(client), above 2^53 - 1 (\(ID.maxSafeClient))")
         }
     }
 
@@ -236,9 +246,10 @@ public final class Room {
         return order.filter { $0 != connection }.map { .send($0, frame) }
     }
 
-    /// Applies the entries this connection may touch and relays what changed to the
-    /// other members. Entries for a client id another connection introduced are
-    /// refused with `PERMISSION_DENIED`; the rest still apply.
+    /// Applies the entries this connection may change (``RoomAwareness``) and relays
+    /// what changed to the other members. A takeover of another connection's id is
+    /// refused with `AWARENESS_CLIENT_TAKEN` (which only Accord clients receive); the
+    /// rest of the update still applies. Echoes are dropped silently.
     private func receiveAwareness(_ bytes: [UInt8], from connection: ConnectionID, now: UInt64) -> [RoomAction] {
         let update: AwarenessUpdate
         do {
@@ -246,28 +257,21 @@ public final class Room {
         } catch {
             return [.error(connection, error.asMalformedMessage())]
         }
-        var allowed: [AwarenessUpdate.Entry] = []
-        var refused: [ClientID] = []
-        for entry in update.entries {
-            let owner = members.first { $0.key != connection && $0.value.awarenessClients.contains(entry.clientID) }
-            if owner != nil || entry.clientID == awareness.localClientID {
-                refused.append(entry.clientID)
-            } else {
-                allowed.append(entry)
-                members[connection]?.awarenessClients.insert(entry.clientID)
-            }
-        }
+        let receipt = presence.receive(update, from: connection, now: now)
         var actions: [RoomAction] = []
-        if !refused.isEmpty {
+        if !receipt.refused.isEmpty {
             actions.append(.error(connection, AccordError(
-                .awarenessClientTaken, "awareness client ids \(refused) belong to another connection",
-                details: ["document": id.rawValue, "clients": refused.map(String.init).joined(separator: ",")])))
+                .awarenessClientTaken, "awareness client ids \(receipt.refused) belong to another connection",
+                details: ["document": id.rawValue, "clients": receipt.refused.map(String.init).joined(separator: ",")])))
         }
-        let change = awareness.apply(AwarenessUpdate(allowed), now: now)
-        guard change.isUpdate else { return actions }
-        let relayed = awareness.encodeUpdate(clients: change.clients)
-        for other in order where other != connection {
-            actions.append(.send(other, .awareness(relayed)))
+        if let answer = receipt.answer { actions.append(.send(connection, .awareness(answer))) }
+        for other in order {
+            if let nudge = receipt.nudges[other] { actions.append(.send(other, .awareness(nudge))) }
+        }
+        if let relayed = receipt.relay {
+            for other in order where other != connection {
+                actions.append(.send(other, .awareness(relayed)))
+            }
         }
         return actions
     }
@@ -275,9 +279,7 @@ public final class Room {
     /// Removes entries not renewed for ``Awareness/outdatedTimeout`` (a client that
     /// vanished without a removal) and tells every member, as y-websocket servers do.
     public func expireAwareness(now: UInt64) -> [RoomAction] {
-        let change = awareness.checkTimeouts(now: now).change
-        guard !change.removed.isEmpty else { return [] }
-        let update = awareness.encodeUpdate(clients: change.removed)
+        guard let update = presence.expire(now: now) else { return [] }
         return order.map { .send($0, .awareness(update)) }
     }
 }

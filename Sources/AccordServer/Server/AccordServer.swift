@@ -23,14 +23,47 @@ public final class AccordServer: Sendable {
         /// Updates that would take a document's stored size past this are refused with
         /// `DOCUMENT_TOO_LARGE`.
         public var maxDocumentBytes = 256 << 20
+        /// Bytes one connection may have waiting to be sent (from the moment the server
+        /// sends until the kernel takes them). A connection that does not read and passes
+        /// it is closed with `SLOW_CONSUMER` (4408). One message larger than this (a large
+        /// document's sync step 2) may wait besides, so any document can be joined.
+        public var maxQueuedBytes = WebSocketServer.defaultMaxQueuedBytes
         /// Per-connection message rate; messages beyond it are dropped with `RATE_LIMITED`.
         public var messagesPerSecond = 500
         public var messageBurst = 1000
         /// Advertised in the hello message. A connection silent this long is pinged, and
         /// one silent for three times as long (no frame, no pong) is dropped.
         public var heartbeatSeconds = 20
+        /// Request line plus headers of an HTTP request or upgrade (431 `HEADERS_TOO_LARGE`
+        /// beyond); room for long bearer tokens.
+        public var maxHeaderBytes = 16 << 10
+        /// REST request bodies (413 `BODY_TOO_LARGE` beyond).
+        public var maxRequestBodyBytes = 16 << 20
+        /// A request head (of any method) must be complete this long after the
+        /// connection opened or its previous response (also the keep-alive idle time).
+        public var headerTimeoutSeconds = 10
+        /// Connections from one address that are not (yet) WebSockets; beyond, 503
+        /// `TOO_MANY_CONNECTIONS`. 0: no cap. Behind a reverse proxy every client
+        /// shares the proxy's address: raise it or set 0 there.
+        public var maxConnectionsPerAddress = 256
+        /// Descriptors kept for health checks: within this many of the descriptor
+        /// limit, only `/healthz` and `/metrics` are served (others get 503 `SERVER_BUSY`).
+        public var descriptorReserve = 64
         /// A document with no connections is flushed and unloaded after this long.
         public var roomIdleSeconds: Double = 30
+        /// Open sync connections per user (token `sub`); more are closed with
+        /// `TOO_MANY_CONNECTIONS` (4429).
+        public var maxConnectionsPerUser = 64
+        /// Documents one connection may have joined at once; more are refused with
+        /// `TOO_MANY_ROOMS`.
+        public var maxRoomsPerConnection = 256
+        /// Documents one user may create per hour (REST and create-on-connect together;
+        /// a bucket of this many, refilled at this rate); more are `TOO_MANY_DOCUMENTS`.
+        public var maxDocumentsCreatedPerUserPerHour = 1000
+        /// Bytes of partially received WebSocket messages that one user's connections may
+        /// hold together (each connection holds at most one message of at most
+        /// ``maxFrameBytes``); a message that would pass it is dropped with `QUOTA_EXCEEDED`.
+        public var maxPartialBytesPerUser = 64 << 20
         /// Milliseconds since the epoch; tests may substitute a clock.
         public var now: @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) }
 
@@ -47,8 +80,12 @@ public final class AccordServer: Sendable {
     /// Starts serving `documents` (whose storage also holds the access rows).
     /// Throws `IO_ERROR` when the address cannot be bound.
     public init(configuration: Configuration, documents: DocumentStore, tokens: TokenAuthority) throws(AccordError) {
-        let directory = DocumentDirectory(documents: documents, access: AccessStore(storage: documents.storage))
         let metrics = ServerMetrics()
+        let quota = CreationQuota(
+            limit: configuration.maxDocumentsCreatedPerUserPerHour, now: configuration.now,
+            onRefused: { metrics.refused(.documentsPerUserPerHour) })
+        let directory = DocumentDirectory(
+            documents: documents, access: AccessStore(storage: documents.storage), creationQuota: quota)
         let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> String = { request throws(AccordError) in
             try tokens.authenticate(request).subject
         }
@@ -57,11 +94,14 @@ public final class AccordServer: Sendable {
             options: SyncHub.Options(
                 limits: Session.Limits(
                     maxFrameBytes: configuration.maxFrameBytes, messagesPerSecond: configuration.messagesPerSecond,
-                    burst: configuration.messageBurst, heartbeatSeconds: configuration.heartbeatSeconds),
+                    burst: configuration.messageBurst, heartbeatSeconds: configuration.heartbeatSeconds,
+                    maxRooms: max(1, configuration.maxRoomsPerConnection)),
                 createDocumentsOnConnect: configuration.createDocumentsOnConnect,
                 maxDocumentBytes: configuration.maxDocumentBytes,
                 roomIdleMilliseconds: UInt64(configuration.roomIdleSeconds * 1000),
-                now: configuration.now),
+                now: configuration.now,
+                maxConnectionsPerUser: configuration.maxConnectionsPerUser,
+                maxPartialBytesPerUser: configuration.maxPartialBytesPerUser),
             metrics: metrics, authenticate: authenticate)
 
         var routes = HTTPRoutes()
@@ -74,14 +114,27 @@ public final class AccordServer: Sendable {
         DocumentsAPI(directory: directory, authenticate: authenticate, accessChanged: { hub.accessChanged($0) })
             .register(in: &routes)
 
-        let network = WebSocketServer.Configuration(
+        var network = WebSocketServer.Configuration(
             host: configuration.host, port: configuration.port, routes: routes,
+            maxHTTPBodySize: configuration.maxRequestBodyBytes, maxHeaderBytes: configuration.maxHeaderBytes,
+            headerTimeoutSeconds: configuration.headerTimeoutSeconds,
+            maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
+            descriptorReserve: configuration.descriptorReserve, reservedPaths: ["/healthz", "/metrics"],
+            // Refusals are coded errors sent to clients: counted by code like the others.
+            onRefusal: { refusal in metrics.error(refusal.code) },
             maxMessageSize: configuration.maxFrameBytes, closeOnOversizedMessage: false,
             pingAfterSeconds: configuration.heartbeatSeconds, hangUpAfterSeconds: 3 * configuration.heartbeatSeconds,
+            maxQueuedBytes: configuration.maxQueuedBytes, slowConsumerCloseCode: SyncCloseCode.slowConsumer,
             shouldUpgrade: { request in
-                request.path == SyncEndpoint.multiplexedPath || request.path.hasPrefix(SyncEndpoint.documentPrefix)
+                request.path == SyncEndpoint.multiplexedPath || SyncEndpoint.isDocumentPath(request.path)
             },
             onEvent: { hub.handle($0) })
+        // Partial messages are held by the network thread, so it keeps the per-user
+        // budget; the group of a connection is its user, from the same verifier the hub
+        // uses (once per connection). Unauthenticated connections are in no group: they
+        // are closed before they send anything we read.
+        network.maxPartialBytesPerGroup = configuration.maxPartialBytesPerUser
+        network.partialBytesGroup = { request in try? authenticate(request) }
         hub.start()
         do {
             server = try WebSocketServer(network)
@@ -90,6 +143,7 @@ public final class AccordServer: Sendable {
             throw AccordError(.ioError, "cannot listen on \(configuration.host):\(configuration.port): \(error.message)",
                               details: ["host": configuration.host, "port": String(configuration.port)])
         }
+        metrics.readOutbound { [server] in server.outbound }
         self.port = server.port
         self.hub = hub
         self.metrics = metrics

@@ -1,3 +1,4 @@
+import AccordNet
 import Foundation
 
 /// Counters for `GET /metrics`, in the Prometheus text format. Updated from the sync
@@ -11,25 +12,32 @@ public final class ServerMetrics: @unchecked Sendable {
     private var bytesIn = 0
     private var bytesOut = 0
     private var errors: [String: Int] = [:]
+    private var limitRefusals: [ServerLimit: Int] = [:]
     private var persistBuckets = [Int](repeating: 0, count: ServerMetrics.persistBounds.count)
     private var persistCount = 0
     private var persistSumMilliseconds: UInt64 = 0
+    /// The network layer's outbound queues, read when the metrics are: they change on
+    /// every send and write, which this lock need not see.
+    private var outbound: (@Sendable () -> OutboundStatistics)?
 
     /// Upper bounds (milliseconds) of the persist-latency histogram buckets.
     static let persistBounds: [UInt64] = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000]
 
     public init() {}
 
-    private func update(_ body: () -> Void) {
+    private func update<T>(_ body: () -> T) -> T {
         lock.lock()
         defer { lock.unlock() }
-        body()
+        return body()
     }
 
     func setGauges(connections: Int, rooms: Int) { update { self.connections = connections; self.rooms = rooms } }
     func received(bytes: Int) { update { messagesIn += 1; bytesIn += bytes } }
     func sent(bytes: Int) { update { messagesOut += 1; bytesOut += bytes } }
     func error(_ code: String) { update { errors[code, default: 0] += 1 } }
+    /// A request, connection or message refused by one of the caps.
+    func refused(_ limit: ServerLimit) { update { limitRefusals[limit, default: 0] += 1 } }
+    func readOutbound(from source: @escaping @Sendable () -> OutboundStatistics) { update { outbound = source } }
 
     /// Time from appending an update to the store reporting it durable.
     func persisted(latencies: [UInt64]) {
@@ -53,18 +61,36 @@ public final class ServerMetrics: @unchecked Sendable {
         public var bytesOut: Int
         public var errors: [String: Int]
         public var persistCount: Int
+        /// Bytes waiting in every connection's outbound queue.
+        public var queuedBytes: Int
+        /// The most any one connection ever had queued.
+        public var peakConnectionQueuedBytes: Int
+        /// Connections closed with `SLOW_CONSUMER`.
+        public var slowConsumerCloses: Int
+        /// Refusals by cap (absent: none yet).
+        public var limitRefusals: [ServerLimit: Int] = [:]
     }
 
     public var snapshot: Snapshot {
+        let queues = outboundStatistics
         lock.lock()
         defer { lock.unlock() }
         return Snapshot(
             connections: connections, rooms: rooms, messagesIn: messagesIn, messagesOut: messagesOut,
-            bytesIn: bytesIn, bytesOut: bytesOut, errors: errors, persistCount: persistCount)
+            bytesIn: bytesIn, bytesOut: bytesOut, errors: errors, persistCount: persistCount,
+            queuedBytes: queues?.queuedBytes ?? 0, peakConnectionQueuedBytes: queues?.peakConnectionBytes ?? 0,
+            slowConsumerCloses: queues?.slowConsumerCloses ?? 0, limitRefusals: limitRefusals)
+    }
+
+    /// Read outside `lock`: the source takes the network layer's own lock.
+    private var outboundStatistics: OutboundStatistics? {
+        let source = update { outbound }
+        return source?()
     }
 
     /// The Prometheus exposition text.
     public func render() -> String {
+        let queues = outboundStatistics
         lock.lock()
         defer { lock.unlock() }
         var out = ""
@@ -78,8 +104,16 @@ public final class ServerMetrics: @unchecked Sendable {
         metric("accord_messages_sent_total", "counter", "Sync messages sent.", ["accord_messages_sent_total \(messagesOut)"])
         metric("accord_bytes_received_total", "counter", "Sync message bytes received.", ["accord_bytes_received_total \(bytesIn)"])
         metric("accord_bytes_sent_total", "counter", "Sync message bytes sent.", ["accord_bytes_sent_total \(bytesOut)"])
+        metric("accord_queued_bytes", "gauge", "Bytes waiting in connections' outbound queues.",
+               ["accord_queued_bytes \(queues?.queuedBytes ?? 0)"])
+        metric("accord_slow_consumer_closes_total", "counter",
+               "Connections closed with SLOW_CONSUMER: their outbound queue passed the limit.",
+               ["accord_slow_consumer_closes_total \(queues?.slowConsumerCloses ?? 0)"])
         metric("accord_errors_total", "counter", "Coded errors sent to clients, by code.",
                errors.keys.sorted().map { "accord_errors_total{code=\"\($0)\"} \(errors[$0]!)" })
+        // Every cap is listed, refused or not, so a dashboard sees the series from the start.
+        metric("accord_limit_refusals_total", "counter", "Connections, documents and messages refused by a per-user or per-connection cap, by cap.",
+               ServerLimit.allCases.map { "accord_limit_refusals_total{limit=\"\($0.metricLabel)\"} \(limitRefusals[$0] ?? 0)" })
         var cumulative = 0
         var histogram: [String] = []
         for (index, bound) in Self.persistBounds.enumerated() {

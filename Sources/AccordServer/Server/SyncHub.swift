@@ -17,11 +17,19 @@ final class SyncHub: @unchecked Sendable {
         var roomIdleMilliseconds: UInt64
         /// Milliseconds since the epoch (awareness clocks are wall time in Yjs).
         var now: @Sendable () -> UInt64
+        /// Open connections per user; more are closed with `TOO_MANY_CONNECTIONS`.
+        var maxConnectionsPerUser = Int.max
+        /// The per-user budget of partially received bytes (enforced by AccordNet),
+        /// named in the `QUOTA_EXCEEDED` error.
+        var maxPartialBytesPerUser = Int.max
     }
 
     private struct Connection {
         let socket: WebSocketConnection
         var session: Session
+        /// The last sync step 2 sent per document, to tell whether it still waits in
+        /// the socket's queue (see `isAnsweringStepOne`).
+        var stepTwos: [DocumentID: SendTicket] = [:]
     }
 
     private struct LoadedRoom {
@@ -36,6 +44,8 @@ final class SyncHub: @unchecked Sendable {
     let metrics: ServerMetrics
     private var connections: [ConnectionID: Connection] = [:]
     private var rooms: [DocumentID: LoadedRoom] = [:]
+    /// Open, signed-in connections per user (``Options/maxConnectionsPerUser``).
+    private var connectionsPerUser: [String: Int] = [:]
     private var storeSubscription: StoreSubscription?
     private var timer: (any DispatchSourceTimer)?
     private var isStopped = false
@@ -79,6 +89,7 @@ final class SyncHub: @unchecked Sendable {
                 connection.socket.close(code: 1001, reason: "server shutting down")
                 connections[id] = nil
             }
+            connectionsPerUser = [:]
             rooms = [:]
             updateGauges()
             do throws(AccordError) {
@@ -106,6 +117,9 @@ final class SyncHub: @unchecked Sendable {
                 withSession(socket.id) { session in session.received(bytes, now: options.now()) }
             case .messageTooLarge(let socket):
                 withSession(socket.id) { session in session.tooLarge() }
+            case .messageOverBudget(let socket):
+                metrics.refused(.partialBytesPerUser)
+                withSession(socket.id) { session in session.partialBytesRefused(limit: options.maxPartialBytesPerUser) }
             case .closed(let socket, _, _): closed(socket.id)
             }
         }
@@ -139,31 +153,70 @@ final class SyncHub: @unchecked Sendable {
 
     private func opened(_ socket: WebSocketConnection) {
         let endpoint: SyncEndpoint
+        let dialect: SyncDialect
         do {
             guard let parsed = try SyncEndpoint(path: socket.request.path) else {
                 socket.close(code: SyncCloseCode.notFound, reason: "not a sync path")
                 return
             }
             endpoint = parsed
+            dialect = try SyncDialect(endpoint: endpoint, parameter: socket.request.queryValue(SyncDialect.queryParameter))
         } catch {
-            let frame = try? AccordMessage.error(code: error.code.rawValue, message: error.message, documentID: nil).encode()
-            if let frame { socket.send(frame) }
+            metrics.error(error.code.rawValue)
+            // Without a session the dialect may be unknown: only a client that asked for
+            // Accord's messages gets the Accord error, every client the auth refusal.
+            if socket.request.queryValue(SyncDialect.queryParameter) == "1",
+               let frame = try? AccordMessage.error(code: error.code.rawValue, message: error.message, documentID: nil).encode() {
+                socket.send(frame)
+            } else {
+                socket.send(ProtocolFrame.auth(.permissionDenied(reason: error.message)).encode())
+            }
             socket.close(code: SyncCloseCode.malformed, reason: error.code.rawValue)
             return
         }
-        connections[socket.id] = Connection(
-            socket: socket, session: Session(endpoint: endpoint, limits: options.limits, now: options.now()))
-        updateGauges()
         let authentication: Result<String, AccordError>
         do throws(AccordError) {
             authentication = .success(try authenticate(socket.request))
         } catch {
             authentication = .failure(error)
         }
+        if case .success(let user) = authentication {
+            // Checked before anything is sent or joined: the refused connection costs
+            // one error frame.
+            guard connectionsPerUser[user, default: 0] < options.maxConnectionsPerUser else {
+                refuseConnection(socket, endpoint: endpoint, dialect: dialect, limit: options.maxConnectionsPerUser)
+                return
+            }
+            connectionsPerUser[user, default: 0] += 1
+        }
+        connections[socket.id] = Connection(
+            socket: socket,
+            session: Session(endpoint: endpoint, dialect: dialect, limits: options.limits, now: options.now()))
+        updateGauges()
         withSession(socket.id) { session in session.opened(user: authentication) }
     }
 
+    private func refuseConnection(
+        _ socket: WebSocketConnection, endpoint: SyncEndpoint, dialect: SyncDialect, limit: Int
+    ) {
+        metrics.refused(.connectionsPerUser)
+        metrics.error(ErrorCode.tooManyConnections.rawValue)
+        let text = "a user may have \(limit) sync connections open; close one first"
+        if dialect == .accord {
+            let message = AccordMessage.error(code: ErrorCode.tooManyConnections.rawValue, message: text, documentID: nil)
+            if let frame = try? message.frame() { socket.send(endpoint.encode(frame, document: nil)) }
+        } else {
+            // A stock client understands only y-protocols: the auth refusal.
+            socket.send(ProtocolFrame.auth(.permissionDenied(reason: text)).encode())
+        }
+        socket.close(code: SyncCloseCode.tooManyRequests, reason: ErrorCode.tooManyConnections.rawValue)
+    }
+
     private func closed(_ id: ConnectionID) {
+        if let user = connections[id]?.session.user {
+            let remaining = connectionsPerUser[user, default: 1] - 1
+            connectionsPerUser[user] = remaining > 0 ? remaining : nil
+        }
         withSession(id) { session in session.closed() }
         connections[id] = nil
         updateGauges()
@@ -186,7 +239,10 @@ final class SyncHub: @unchecked Sendable {
                 send(bytes, on: connection.socket)
             case .sendError(let bytes, let code):
                 metrics.error(code.rawValue)
+                if code == .tooManyRooms { metrics.refused(.roomsPerConnection) }
                 send(bytes, on: connection.socket)
+            case .countError(let code):
+                metrics.error(code.rawValue)
             case .close(let code, let reason):
                 connection.socket.close(code: code, reason: reason)
             case .join(let document, let frame):
@@ -194,8 +250,18 @@ final class SyncHub: @unchecked Sendable {
                 withSession(id) { session in session.joined(document, outcome: outcome, then: frame) }
             case .deliver(let document, let frame):
                 guard let room = rooms[document]?.room else { continue }
+                if case .sync(.step1) = frame, let ticket = connection.stepTwos[document],
+                   connection.socket.isQueued(ticket)
+                {
+                    // Our answer to its previous step 1 has not even left: it and the
+                    // updates queued behind it bring the client up to date, so another
+                    // copy of the document would only grow the queue (issue 14: a client
+                    // that never read made the server queue one per tiny step 1).
+                    continue
+                }
                 perform(room.receive(frame, from: id, now: options.now()), in: room)
             case .leave(let document):
+                connections[id]?.stepTwos[document] = nil
                 guard let loaded = rooms[document] else { continue }
                 perform(loaded.room.leave(id, now: options.now()), in: loaded.room)
                 if loaded.room.connections.isEmpty { rooms[document]?.idleSince = options.now() }
@@ -203,9 +269,10 @@ final class SyncHub: @unchecked Sendable {
         }
     }
 
-    private func send(_ bytes: [UInt8], on socket: WebSocketConnection) {
-        socket.send(bytes)
+    @discardableResult
+    private func send(_ bytes: [UInt8], on socket: WebSocketConnection) -> SendTicket {
         metrics.sent(bytes: bytes.count)
+        return socket.send(bytes)
     }
 
     // MARK: Rooms
@@ -268,8 +335,13 @@ final class SyncHub: @unchecked Sendable {
         for action in actions {
             switch action {
             case .send(let id, let frame):
-                guard let connection = connections[id] else { continue }
-                perform([connection.session.frame(frame, document: room.id)], connection: id)
+                guard let connection = connections[id], let action = connection.session.frame(frame, document: room.id)
+                else { continue }
+                if case .sync(.step2) = frame, case .send(let bytes) = action {
+                    connections[id]?.stepTwos[room.id] = send(bytes, on: connection.socket)
+                } else {
+                    perform([action], connection: id)
+                }
             case .error(let id, let error):
                 guard let connection = connections[id] else { continue }
                 perform([connection.session.error(error, document: room.id)], connection: id)
@@ -282,9 +354,10 @@ final class SyncHub: @unchecked Sendable {
                 }
             case .ack(let id, let through):
                 guard let connection = connections[id],
-                      let frame = try? AccordMessage.ack(documentID: room.id.rawValue, through: through).frame()
+                      let frame = try? AccordMessage.ack(documentID: room.id.rawValue, through: through).frame(),
+                      let send = connection.session.frame(frame, document: room.id)
                 else { continue }
-                perform([connection.session.frame(frame, document: room.id)], connection: id)
+                perform([send], connection: id)
             }
         }
     }

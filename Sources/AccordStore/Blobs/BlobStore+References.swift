@@ -76,10 +76,11 @@ extension BlobStore {
                 .map { String(decoding: $0, as: UTF8.self) }
         }
         return try raw.map { (text) throws(AccordError) -> DocumentID in
-            guard let id = DocumentID(rawValue: text) else {
+            do {
+                return try DocumentID(stored: text)
+            } catch {
                 throw AccordError(.storageCorrupt, "blob \(hash) names an invalid document id", details: ["blob": hash.hex])
             }
-            return id
         }
     }
 

@@ -1,7 +1,13 @@
 public import AccordCRDT
 
 /// The name of a document in a store: 1 to 256 bytes of UTF-8, without control
-/// characters, so it is safe in file names, URLs after escaping, and log output.
+/// characters, made of `/`-separated segments none of which is empty, `.` or `..`, so it
+/// is safe in file names, URL paths after escaping (no normalisation changes it), and
+/// log output. The server, the wire codecs and the client share this one rule.
+///
+/// Ids stored before the segment rule (`a//b`, `x/../y`) stay readable: the store lists
+/// and loads them through ``init(stored:)``, but they cannot be built from input, so no
+/// route or client can open them by name.
 public struct DocumentID: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible, Codable,
     ExpressibleByStringLiteral
 {
@@ -16,6 +22,13 @@ public struct DocumentID: RawRepresentable, Hashable, Sendable, Comparable, Cust
 
     public init(validating rawValue: String) throws(AccordError) {
         try Self.validate(rawValue)
+        self.rawValue = rawValue
+    }
+
+    /// An id read back from storage: only the rule ids always had (1 to 256 bytes, no
+    /// control characters), so documents stored before the segment rule stay readable.
+    package init(stored rawValue: String) throws(AccordError) {
+        try WireDocumentID.validateName(rawValue, kind: "document id")
         self.rawValue = rawValue
     }
 

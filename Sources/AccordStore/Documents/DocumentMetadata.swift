@@ -81,7 +81,8 @@ extension DocumentMetadata: Codable {
             throw DecodingError.dataCorruptedError(
                 forKey: .version, in: c, debugDescription: "unknown metadata version \(version)")
         }
-        id = try c.decode(DocumentID.self, forKey: .id)
+        // The rule the id was stored under, not today's (see DocumentID(stored:)).
+        id = try DocumentID(stored: c.decode(String.self, forKey: .id))
         title = try c.decode(String.self, forKey: .title)
         tags = try c.decode([String].self, forKey: .tags)
         created = Date(timeIntervalSince1970: try c.decode(Double.self, forKey: .created))

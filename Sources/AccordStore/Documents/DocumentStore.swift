@@ -234,10 +234,12 @@ public final class DocumentStore: @unchecked Sendable {
         AccordError(.storageCorrupt, "document \(id): \(message)", details: ["document": id.rawValue])
     }
 
+    /// Stored ids are read with the rule they were written under (see `DocumentID(stored:)`).
     static func storedID(_ key: String) throws(AccordError) -> DocumentID {
-        guard let id = DocumentID(rawValue: key) else {
+        do {
+            return try DocumentID(stored: key)
+        } catch {
             throw AccordError(.storageCorrupt, "a stored document has an invalid id")
         }
-        return id
     }
 }

@@ -37,6 +37,7 @@ public final class SQLiteConnection {
     public let path: String
 
     /// Opens (and by default creates) the database at `path`. Calls `sqlite3_open_v2`.
+    /// A database it creates is mode 0600, and so are its `-wal` and `-shm` files.
     public init(path: String, settings: Settings = Settings()) throws(AccordError) {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         if settings.readOnly {
@@ -45,6 +46,7 @@ public final class SQLiteConnection {
             flags |= SQLITE_OPEN_READWRITE
             if settings.createIfMissing { flags |= SQLITE_OPEN_CREATE }
         }
+        if !settings.readOnly && settings.createIfMissing { Self.createPrivately(path) }
         var db: OpaquePointer?
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {

@@ -24,10 +24,37 @@ enum ServeCommand {
         configuration.maxDocumentBytes = try integer(
             args.removeOption("--max-document-bytes"), "--max-document-bytes", default: configuration.maxDocumentBytes,
             range: 1024...Int.max)
+        configuration.maxQueuedBytes = try integer(
+            args.removeOption("--max-queued-bytes"), "--max-queued-bytes", default: configuration.maxQueuedBytes,
+            range: (64 << 10)...Int.max)
         configuration.messagesPerSecond = try integer(
             args.removeOption("--max-messages-per-second"), "--max-messages-per-second",
             default: configuration.messagesPerSecond, range: 1...1_000_000)
+        configuration.maxHeaderBytes = try integer(
+            args.removeOption("--max-header-bytes"), "--max-header-bytes", default: configuration.maxHeaderBytes,
+            range: 1024...(1 << 20))
+        configuration.maxRequestBodyBytes = try integer(
+            args.removeOption("--max-request-body-bytes"), "--max-request-body-bytes",
+            default: configuration.maxRequestBodyBytes, range: 0...(1 << 30))
+        configuration.headerTimeoutSeconds = try integer(
+            args.removeOption("--header-timeout"), "--header-timeout", default: configuration.headerTimeoutSeconds,
+            range: 1...3600)
+        configuration.maxConnectionsPerAddress = try integer(
+            args.removeOption("--max-connections-per-address"), "--max-connections-per-address",
+            default: configuration.maxConnectionsPerAddress, range: 0...1_000_000)
         configuration.messageBurst = max(configuration.messageBurst, 2 * configuration.messagesPerSecond)
+        configuration.maxConnectionsPerUser = try integer(
+            args.removeOption("--max-connections-per-user"), "--max-connections-per-user",
+            default: configuration.maxConnectionsPerUser, range: 1...1_000_000)
+        configuration.maxRoomsPerConnection = try integer(
+            args.removeOption("--max-rooms-per-connection"), "--max-rooms-per-connection",
+            default: configuration.maxRoomsPerConnection, range: 1...1_000_000)
+        configuration.maxDocumentsCreatedPerUserPerHour = try integer(
+            args.removeOption("--max-documents-per-user-per-hour"), "--max-documents-per-user-per-hour",
+            default: configuration.maxDocumentsCreatedPerUserPerHour, range: 1...1_000_000_000)
+        configuration.maxPartialBytesPerUser = try integer(
+            args.removeOption("--max-partial-bytes-per-user"), "--max-partial-bytes-per-user",
+            default: configuration.maxPartialBytesPerUser, range: 1024...Int.max)
         let extra = try args.positionals()
         guard extra.isEmpty else { throw AccordCommand.usageError("unexpected argument '\(extra[0])'", help: "accord serve --help") }
 
@@ -62,9 +89,23 @@ enum ServeCommand {
         return number
     }
 
+    /// Creates the data directory 0700: it holds every document and the dev secret,
+    /// which other local users have no business reading. An existing directory keeps
+    /// its mode (the operator chose it), with a warning when others may read it.
     private static func createDirectory(_ path: String) throws(AccordError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            let mode = (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+            if let mode, mode & 0o077 != 0 {
+                Output.error(
+                    "accord serve: warning: data directory \(path) is mode \(String(mode, radix: 8)); "
+                        + "other local users may read documents (chmod 700 \(path))")
+            }
+            return
+        }
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw AccordError(.ioError, "cannot create data directory \(path): \(error.localizedDescription)", details: ["path": path])
         }

@@ -47,7 +47,8 @@ import Testing
         #expect(claims == TokenClaims(subject: "zoë/42", expiresAt: expiresAt))
     }
 
-    @Test(arguments: ["alice", "user:42", "名前", "with \"quotes\" and \\ and \n newline", String(repeating: "x", count: 2000)])
+    // Control characters and subjects over 256 bytes are refused (TokenClaimRulesTests).
+    @Test(arguments: ["alice", "user:42", "名前", "with \"quotes\" and \\ and spaces", String(repeating: "x", count: 256)])
     func roundTrip(subject: String) throws {
         let authority = try TokenFixtures.authority()
         let now = Date(timeIntervalSince1970: 1_700_000_000)

@@ -137,6 +137,41 @@ import AccordStore
         #expect(session.accessRevoked("a", AccordError(.docAccessDenied, "again")).isEmpty)
     }
 
+    @Test func aStockClientOnTheDocumentEndpointGetsOnlyYProtocols() throws {
+        var session = Session(endpoint: .document("notes"), dialect: .yProtocols, limits: limits, now: 0)
+        #expect(session.opened(user: .success("ada")) == [.join("notes", then: nil)])  // no hello
+        // Errors are counted, not sent; Accord messages from the room are not sent.
+        #expect(session.error(AccordError(.awarenessClientTaken, "taken"), document: "notes") == .countError(.awarenessClientTaken))
+        #expect(session.tooLarge() == [.countError(.messageTooLarge)])
+        let ack = try AccordMessage.ack(documentID: "notes", through: 3).frame()
+        #expect(session.frame(ack, document: "notes") == nil)
+        #expect(session.frame(.queryAwareness, document: "notes") == .send(ProtocolFrame.queryAwareness.encode()))
+        // A refusal is the auth "permission denied" and the close.
+        let refusal = session.joined("notes", outcome: .refused(AccordError(.documentNotFound, "no such document")), then: nil)
+        #expect(refusal == [.countError(.documentNotFound),
+                            .send(ProtocolFrame.auth(.permissionDenied(reason: "no such document")).encode()),
+                            .close(code: 4404, reason: "DOCUMENT_NOT_FOUND")])
+    }
+
+    @Test func aStockClientWithoutAValidTokenGetsAuthDeniedAnd4401() throws {
+        var session = Session(endpoint: .document("notes"), dialect: .yProtocols, limits: limits, now: 0)
+        let actions = session.opened(user: .failure(AccordError(.unauthenticated, "token expired")))
+        #expect(actions == [.countError(.unauthenticated),
+                            .send(ProtocolFrame.auth(.permissionDenied(reason: "token expired")).encode()),
+                            .close(code: 4401, reason: "UNAUTHENTICATED")])
+    }
+
+    @Test func theDialectComesFromTheQueryOnTheDocumentEndpointOnly() throws {
+        #expect(try SyncDialect(endpoint: .document("a"), parameter: nil) == .yProtocols)
+        #expect(try SyncDialect(endpoint: .document("a"), parameter: "0") == .yProtocols)
+        #expect(try SyncDialect(endpoint: .document("a"), parameter: "1") == .accord)
+        #expect(try SyncDialect(endpoint: .multiplexed, parameter: nil) == .accord)
+        let error = #expect(throws: AccordError.self) { try SyncDialect(endpoint: .document("a"), parameter: "yes") }
+        #expect(error?.code == .invalidArgument)
+        // A multiplexed session is always Accord's, whatever it was given.
+        #expect(Session(endpoint: .multiplexed, dialect: .yProtocols, limits: limits, now: 0).dialect == .accord)
+    }
+
     @Test func syncPathsParse() throws {
         #expect(try SyncEndpoint(path: "/v1/sync") == .multiplexed)
         #expect(try SyncEndpoint(path: "/v1/sync/a/b") == .document("a/b"))

@@ -67,6 +67,34 @@ struct MultiplexedSyncTests {
         try await server.stop()
     }
 
+    @Test func awarenessEchoesAreDroppedAndAReconnectingClientGetsItsIDBack() async throws {
+        let server = try TestServer()
+        let ada = try await server.client("ada", document: nil)
+        ada.open("a")
+        let peer = try await server.client("ada", document: nil)
+        peer.open("a")
+        try await eventually("both joined") { ada.text("a") == "" && peer.frames.count >= 1 && ada.frames.count >= 1 }
+        let first = AwarenessUpdate([.init(clientID: 4242, clock: 1, state: .object(["user": .string("ada")]))]).encode()
+        ada.send(.awareness(first), document: "a")
+        try await eventually("relayed") { peer.awarenessUpdates.contains(first) }
+        // The peer sends back what it received, as a relaying client does: no error, no relay.
+        peer.send(.awareness(first), document: "a")
+        // Ada leaves; the peer echoes the removal, which must not make it the owner.
+        ada.close()
+        let removal = AwarenessUpdate([.init(clientID: 4242, clock: 1, state: nil)]).encode()
+        try await eventually("removal relayed") { peer.awarenessUpdates.contains(removal) }
+        peer.send(.awareness(removal), document: "a")
+        // Ada reconnects with the same client id and a newer clock: accepted and relayed.
+        let again = try await server.client("ada", document: nil)
+        again.open("a")
+        let back = AwarenessUpdate([.init(clientID: 4242, clock: 2, state: .object(["user": .string("ada again")]))]).encode()
+        again.send(.awareness(back), document: "a")
+        try await eventually("ada is back for the peer") { peer.awarenessUpdates.contains(back) }
+        #expect(peer.errorCodes.isEmpty && again.errorCodes.isEmpty, "\(peer.errorCodes) \(again.errorCodes)")
+        #expect(ada.errorCodes.isEmpty)
+        try await server.stop()
+    }
+
     @Test func aLeftDocumentIsNoLongerSentWhileTheOthersAre() async throws {
         let server = try TestServer()
         let ada = try await server.client("ada", document: nil)

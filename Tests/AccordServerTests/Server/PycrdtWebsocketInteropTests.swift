@@ -5,7 +5,10 @@ import Foundation
 import Testing
 
 /// Interop with clients no one here wrote: pycrdt-websocket (PyPI) clients and a Swift
-/// client edit one document through a real `accord serve`, and all converge.
+/// client edit one document through a real `accord serve`, and all converge, with
+/// y-websocket clients (``YWebsocketTestClient``) sharing presence in the same room.
+/// pycrdt-websocket's `Provider` speaks only the sync part of y-protocols: it ignores
+/// awareness (it sends none and applies none), so presence is the y-websocket clients'.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct PycrdtWebsocketInteropTests {
     private static var clientScript: String {
@@ -38,6 +41,20 @@ struct PycrdtWebsocketInteropTests {
         let swift = try await SyncTestClient.connect(port: serve.port, document: "interop", token: serve.token)
         // Each client inserts "<name>-<i>;" three times: 18 characters each, 54 in all.
         let pythons = try ["py1", "py2"].map { try Self.startPythonClient(url: url, name: $0, edits: 3, expectLength: 54) }
+        // Two y-websocket clients in the room set presence and see each other's; one
+        // drops and comes back. Their awareness traffic reaches the pycrdt clients too.
+        let ywsA = try await YWebsocketTestClient.connect(port: serve.port, document: "interop", token: serve.token, clientID: 701)
+        let ywsB = try await YWebsocketTestClient.connect(port: serve.port, document: "interop", token: serve.token, clientID: 702)
+        ywsA.setState(.object(["name": .string("a")]))
+        ywsB.setState(.object(["name": .string("b")]))
+        try await eventually("presence shared", timeout: .seconds(1)) {
+            ywsA.states[702] == .object(["name": .string("b")]) && ywsB.states[701] == .object(["name": .string("a")])
+        }
+        ywsB.drop()
+        try await eventually("b's removal reached a", timeout: .seconds(1)) { ywsA.states[702] == nil }
+        try await eventually("b is back for a, and a for b", timeout: .seconds(2)) {
+            ywsA.states[702] == .object(["name": .string("b")]) && ywsB.states[701] == .object(["name": .string("a")])
+        }
         for i in 0..<3 {
             try swift.edit("interop") { doc in
                 let text = try doc.getText("text")
@@ -58,7 +75,12 @@ struct PycrdtWebsocketInteropTests {
             let line = try #require(result.1.split(separator: "\n").last)
             let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             #expect(json?["text"] as? String == final)
+            #expect((json?["foreign_types"] as? [Int]) == [], "pycrdt client received non-y-protocols frames: \(line)")
         }
+        #expect(ywsA.foreignFrames.isEmpty && ywsB.foreignFrames.isEmpty)
+        try await eventually("the y-websocket clients converged") { ywsA.text("text") == final && ywsB.text("text") == final }
+        ywsA.stop()
+        ywsB.stop()
         for name in ["py1", "py2", "swf"] {
             for i in 0..<3 { #expect(final.contains("\(name)-\(i);")) }
         }

@@ -60,6 +60,32 @@ struct SyncServerTests {
         try await server.stop()
     }
 
+    @Test func stockClientsOnTheDocumentEndpointReceiveOnlyYProtocolsFrames() async throws {
+        let server = try TestServer()
+        let accord = try await server.client("ada", document: "doc")  // asks for Accord messages
+        let stock = try await server.client("ada", document: "doc", accordMessages: false)
+        try await eventually("accord client got its hello") { accord.accordMessages.contains { if case .hello = $0 { true } else { false } } }
+        accord.sendsAccordUpdates = true
+        try accord.edit("doc") { try $0.getText("t").insert(0, "hi") }
+        let broadcast = try AccordMessage.broadcast(documentID: "doc", topic: "t", payload: "1", sender: nil).frame()
+        accord.send(broadcast, document: "doc")
+        stock.send(.awareness(AwarenessUpdate([.init(clientID: 1 << 60, clock: 1, state: .bool(true))]).encode()), document: "doc")
+        try await eventually("synced and acked") { stock.text("doc") == "hi" && accord.acks == [1] }
+        // A stock client's refusal: the auth denial and the close code, no Accord error.
+        let stranger = try await server.client(nil, document: "doc", accordMessages: false)
+        try await eventually("refused") { stranger.closed != nil }
+        #expect(stranger.closed == .init(code: 4401, reason: "UNAUTHENTICATED"))
+        #expect(stranger.auth.count == 1)
+        try await Task.sleep(for: .milliseconds(50))
+        for client in [stock, stranger] {
+            #expect(client.frames.allSatisfy { (0...3).contains($0.frame.type) }, "\(client.frames.map(\.frame.type))")
+        }
+        // The errors were counted all the same (the stranger's, and the stock client's malformed id).
+        let errors = server.server.metrics.snapshot.errors
+        #expect(errors["UNAUTHENTICATED"] == 1 && errors["MALFORMED_MESSAGE"] == 1, "\(errors)")
+        try await server.stop()
+    }
+
     @Test func firstConnectCreatesTheDocumentWithTheUserAsOwner() async throws {
         let server = try TestServer()
         let ada = try await server.client("ada", document: "fresh")

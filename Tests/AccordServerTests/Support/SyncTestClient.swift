@@ -34,16 +34,22 @@ final class SyncTestClient: @unchecked Sendable {
 
     /// Connects to `/v1/sync/{document}` (or `/v1/sync` when `document` is nil) with
     /// the token in the query, or no token. `opens: false` sends nothing on its own
-    /// (no Doc, no sync step 1), for tests that script every frame.
+    /// (no Doc, no sync step 1), for tests that script every frame. On `/v1/sync/{id}`
+    /// the client asks for Accord's messages (`accord=1`) unless `accordMessages` is
+    /// false, which makes it a stock y-protocols client.
     static func connect(
-        port: Int, document: DocumentID?, token: String?, header: Bool = false, opens: Bool = true
+        port: Int, document: DocumentID?, token: String?, header: Bool = false, opens: Bool = true,
+        accordMessages: Bool = true
     ) async throws -> SyncTestClient {
         var path = document.map { "/v1/sync/" + ($0.rawValue.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? "") }
             ?? "/v1/sync"
+        var query: [String] = []
         var headers: [(name: String, value: String)] = []
         if let token {
-            if header { headers.append(("Authorization", "Bearer \(token)")) } else { path += "?token=\(token)" }
+            if header { headers.append(("Authorization", "Bearer \(token)")) } else { query.append("token=\(token)") }
         }
+        if document != nil, accordMessages { query.append("\(SyncDialect.queryParameter)=1") }
+        if !query.isEmpty { path += "?" + query.joined(separator: "&") }
         let socket = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)\(path)", headers: headers)
         let client = SyncTestClient(endpoint: document.map { .document($0) } ?? .multiplexed, socket: socket)
         if let document, opens { client.open(document) }

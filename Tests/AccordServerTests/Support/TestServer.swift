@@ -33,8 +33,11 @@ final class TestServer: @unchecked Sendable {
 
     func token(_ user: String) -> String { tokens.mint(subject: user, ttl: 3600) }
 
-    func client(_ user: String?, document: DocumentID?) async throws -> SyncTestClient {
-        try await SyncTestClient.connect(port: port, document: document, token: user.map(token))
+    /// A test client as `user` (nil: no token); on `/v1/sync/{id}` it asks for
+    /// Accord's messages unless `accordMessages` is false (a stock client).
+    func client(_ user: String?, document: DocumentID?, accordMessages: Bool = true) async throws -> SyncTestClient {
+        try await SyncTestClient.connect(
+            port: port, document: document, token: user.map(token), accordMessages: accordMessages)
     }
 
     /// Stops the server and reopens the same files on a new port, as after a restart.

@@ -4,8 +4,8 @@ import AccordCRDT
 /// A request body read as a JSON object whose keys are all known and whose values have
 /// the expected types. Anything else is refused before a handler acts: text that is
 /// not JSON is `MALFORMED_JSON`; JSON of the wrong shape (not an object, an unknown
-/// key, a value of the wrong type, `null`) is `INVALID_ARGUMENT`; so is a body over
-/// ``maxBytes``.
+/// key, a value of the wrong type, `null`, a key named twice in one object) is
+/// `INVALID_ARGUMENT`; so is a body over ``maxBytes``.
 struct JSONBody {
     /// Far above any valid body (a title, some tags, a user id), far below memory trouble.
     static let maxBytes = 64 * 1024
@@ -25,6 +25,7 @@ struct JSONBody {
         } catch {
             throw AccordError(.malformedJSON, "the request body is not valid JSON")
         }
+        try Self.checkNoDuplicateKeys(bytes)
         guard let object = parsed as? [String: Any] else {
             throw AccordError(.invalidArgument, "the request body must be a JSON object")
         }
@@ -34,6 +35,21 @@ struct JSONBody {
                 .invalidArgument, "unknown field \"\(unknown)\" (allowed: \(allowed))", details: ["field": unknown])
         }
         self.object = object
+    }
+
+    /// `INVALID_ARGUMENT` when an object in `bytes` (JSON that JSONSerialization
+    /// accepted) names a key twice. JSONSerialization keeps the last value silently, and
+    /// other parsers keep the first, so such a body means different things to different
+    /// readers. The project's own parser, told to refuse repeats, reads it again (bodies
+    /// are at most 64 KiB); if it cannot read what JSONSerialization did (nesting over
+    /// 64 levels, which no valid body has), the body is refused as `MALFORMED_JSON`.
+    static func checkNoDuplicateKeys(_ bytes: [UInt8]) throws(AccordError) {
+        do {
+            _ = try AnyValue(jsonRefusingDuplicateKeys: bytes)
+        } catch {
+            if error.code == .invalidArgument { throw error }
+            throw AccordError(.malformedJSON, "the request body is not valid JSON: \(error.message)")
+        }
     }
 
     /// The body, or nil for an empty body (allowed where a body is optional).

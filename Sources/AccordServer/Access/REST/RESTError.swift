@@ -12,6 +12,7 @@ import AccordStore
 /// | `DOCUMENT_NOT_FOUND` | 404 |
 /// | `DOCUMENT_EXISTS` | 409 |
 /// | `INVALID_ARGUMENT`, `MALFORMED_JSON` | 400 |
+/// | `TOO_MANY_DOCUMENTS` | 429 |
 /// | anything else (storage errors) | 500 |
 public enum RESTError {
     /// The response for `error`. `details` is always an object (empty when there are none).
@@ -28,6 +29,7 @@ public enum RESTError {
         case .documentNotFound: 404
         case .documentExists: 409
         case .invalidArgument, .malformedJSON: 400
+        case .tooManyDocuments: 429
         default: 500
         }
     }

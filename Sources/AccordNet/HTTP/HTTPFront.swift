@@ -1,0 +1,243 @@
+import CWebSockets
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The HTTP stage of every server connection. The listener hands each accepted socket
+/// to lws' raw-socket role (`LWS_SERVER_OPTION_ADOPT_APPLY_LISTEN_ACCEPT_CONFIG`), so
+/// the bytes arrive here unparsed: `HTTPConnection` frames requests, routes answer
+/// them, and a WebSocket upgrade is handed to lws' HTTP/WebSocket roles with the bytes
+/// already read (`lws_adopt_socket_vhost_readbuf`).
+///
+/// Why not lws' own HTTP server: in lws 4.1 its URI parser rewrites the path with no
+/// raw form kept (see `RequestTarget`), a POST with `Content-Length: 0` reaches
+/// `HTTP_BODY_COMPLETION` after `HTTP`, pipelined bodies looped, CONNECT became a raw
+/// tunnel with no timeout, and a head over 4 KB was a bare close. Service thread only.
+final class HTTPFront {
+    private final class Client {
+        let address: String
+        let reserveOnly: Bool
+        var connection: HTTPConnection
+        var output: [UInt8] = []
+        var written = 0
+        var phase = Phase.reading
+        var bodyTimerSet = false
+        var paused = false
+
+        enum Phase {
+            case reading
+            case writing(closeAfter: Bool)
+            /// Our side is shut down; reading until the peer closes, so our last
+            /// response is not destroyed by a reset (unread input at close sends RST).
+            case lingering
+        }
+
+        init(address: String, reserveOnly: Bool, connection: HTTPConnection) {
+            self.address = address
+            self.reserveOnly = reserveOnly
+            self.connection = connection
+        }
+    }
+
+    private let configuration: WebSocketServer.Configuration
+    private var admission: ConnectionAdmission
+    private var clients: [UInt: Client] = [:]
+    /// Upgrades whose socket was duplicated out of a raw wsi, waiting for the loop to
+    /// adopt them as HTTP (adopting runs lws service, so never from inside a callback).
+    private var handoffs: [(fd: Int32, bytes: [UInt8], request: HTTPRequest)] = []
+    /// Upgrade requests by the descriptor lws will see them on.
+    private var upgrades: [Int32: HTTPRequest] = [:]
+
+    /// Linger after our last response, waiting for the peer to close.
+    private static let lingerSeconds: Int32 = 2
+    /// Bytes written per `RAW_WRITEABLE`.
+    private static let writeSlice = 64 * 1024
+
+    init(configuration: WebSocketServer.Configuration) {
+        self.configuration = configuration
+        self.admission = ConnectionAdmission(
+            maxPerAddress: configuration.maxConnectionsPerAddress, descriptorLimit: configuration.descriptorLimit,
+            reserve: configuration.descriptorReserve)
+    }
+
+    /// The upgrade request that arrived on descriptor `fd` (lws' WebSocket role asks at
+    /// `FILTER_PROTOCOL_CONNECTION`).
+    func takeUpgrade(fd: Int32) -> HTTPRequest? { upgrades.removeValue(forKey: fd) }
+
+    func stop() {
+        for handoff in handoffs { close(handoff.fd) }
+        handoffs = []
+        clients = [:]
+        upgrades = [:]
+    }
+
+    /// `EVENT_WAIT_CANCELLED`: adopt the sockets of accepted upgrades into lws' HTTP
+    /// role, with what was already read as its first input.
+    func completeHandoffs(_ context: OpaquePointer) {
+        let pending = handoffs
+        handoffs = []
+        guard let vhost = lws_get_vhost_by_name(context, "accord") else {
+            for handoff in pending { close(handoff.fd) }
+            return
+        }
+        for handoff in pending {
+            upgrades[handoff.fd] = handoff.request
+            let adopted = handoff.bytes.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    lws_adopt_socket_vhost_readbuf(vhost, handoff.fd, chars.baseAddress, chars.count)
+                }
+            }
+            // nil: lws closed the descriptor (and may reuse its number).
+            if adopted == nil { upgrades[handoff.fd] = nil }
+        }
+    }
+
+    /// One `RAW_*` callback. Returns the callback result (-1 closes the wsi).
+    func handle(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ length: Int)
+        -> Int32
+    {
+        let key = UInt(bitPattern: wsi)
+        switch reason {
+        case LWS_CALLBACK_RAW_ADOPT:
+            return adopted(wsi, key)
+        case LWS_CALLBACK_RAW_RX:
+            guard let client = clients[key] else { return -1 }
+            guard case .lingering = client.phase else {
+                if let input, length > 0 { client.connection.receive(UnsafeRawBufferPointer(start: input, count: length)) }
+                if case .writing = client.phase {
+                    // Answer one request at a time; stop reading while a big backlog waits.
+                    if client.connection.bufferedCount > configuration.maxHeaderBytes, !client.paused {
+                        client.paused = true
+                        lws_rx_flow_control(wsi, 0)
+                    }
+                    return 0
+                }
+                return advance(wsi, client)
+            }
+            return 0
+        case LWS_CALLBACK_RAW_WRITEABLE:
+            guard let client = clients[key] else { return 0 }
+            return writeNext(wsi, client)
+        case LWS_CALLBACK_RAW_CLOSE:
+            if let client = clients.removeValue(forKey: key) { admission.release(address: client.address) }
+            return 0
+        default:
+            return 0
+        }
+    }
+
+    private func adopted(_ wsi: OpaquePointer, _ key: UInt) -> Int32 {
+        var name = [CChar](repeating: 0, count: 64)
+        let address = lws_get_peer_simple(wsi, &name, name.count).map { String(cString: $0) } ?? "?"
+        let verdict = admission.admit(address: address, fd: lws_get_socket_fd(wsi))
+        let client = Client(
+            address: address, reserveOnly: verdict == .reserveOnly,
+            connection: HTTPConnection(
+                maxHeaderBytes: configuration.maxHeaderBytes, maxBodyBytes: configuration.maxHTTPBodySize))
+        clients[key] = client
+        if case .refuse(let refusal) = verdict {
+            configuration.onRefusal(refusal)
+            respond(wsi, client, refusal.response, omitBody: false, closeAfter: true)
+            return 0
+        }
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_KEEPALIVE_IDLE, Int32(clamping: configuration.headerTimeoutSeconds))
+        return 0
+    }
+
+    /// Hands out buffered requests until one needs answering (or more bytes).
+    private func advance(_ wsi: OpaquePointer, _ client: Client) -> Int32 {
+        switch client.connection.next() {
+        case .needMore:
+            if client.connection.isReadingBody, !client.bodyTimerSet {
+                client.bodyTimerSet = true
+                lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(clamping: configuration.bodyTimeoutSeconds))
+            }
+            return 0
+        case .refuse(let refusal):
+            refuse(wsi, client, refusal)
+            return 0
+        case .request(let request, let closeAfter):
+            if client.reserveOnly, !configuration.reservedPaths.contains(request.path) {
+                refuse(wsi, client, .serverBusy)
+                return 0
+            }
+            let response = configuration.routes.respond(to: request)
+            respond(wsi, client, response, omitBody: request.method == .head, closeAfter: closeAfter || client.reserveOnly)
+            return 0
+        case .upgrade(let request, let bytes):
+            if client.reserveOnly {
+                refuse(wsi, client, .serverBusy)
+                return 0
+            }
+            guard configuration.shouldUpgrade(request) else {
+                refuse(wsi, client, .upgradeRefused)
+                return 0
+            }
+            let fd = dup(lws_get_socket_fd(wsi))
+            guard fd >= 0 else { return -1 }
+            handoffs.append((fd, bytes, request))
+            lws_cancel_service(lws_get_context(wsi))
+            // Closing the raw wsi closes only its descriptor (the raw role never calls
+            // shutdown), so the connection lives on in the duplicate.
+            return -1
+        }
+    }
+
+    private func refuse(_ wsi: OpaquePointer, _ client: Client, _ refusal: HTTPRefusal) {
+        configuration.onRefusal(refusal)
+        respond(wsi, client, refusal.response, omitBody: false, closeAfter: true)
+    }
+
+    private func respond(_ wsi: OpaquePointer, _ client: Client, _ response: HTTPResponse, omitBody: Bool, closeAfter: Bool) {
+        client.output = response.wireBytes(omitBody: omitBody, close: closeAfter)
+        client.written = 0
+        client.phase = .writing(closeAfter: closeAfter)
+        // A client that stops reading must not hold the connection forever.
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(clamping: configuration.bodyTimeoutSeconds))
+        lws_callback_on_writable(wsi)
+    }
+
+    /// One `RAW_WRITEABLE`: the next slice of the response; once lws reports writable
+    /// again after the last slice (its own buffer is then empty), the next request or
+    /// the close.
+    private func writeNext(_ wsi: OpaquePointer, _ client: Client) -> Int32 {
+        guard case .writing(let closeAfter) = client.phase else { return 0 }
+        if client.written < client.output.count {
+            let count = min(Self.writeSlice, client.output.count - client.written)
+            let pre = accord_lws_pre()
+            let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: pre + count)
+            defer { buffer.deallocate() }
+            client.output.withUnsafeBufferPointer { source in
+                (buffer + pre).initialize(from: source.baseAddress! + client.written, count: count)
+            }
+            // LWS_WRITE_RAW is a macro alias of LWS_WRITE_HTTP, which Swift does not import.
+            guard lws_write(wsi, buffer + pre, count, LWS_WRITE_HTTP) >= count else { return -1 }
+            client.written += count
+            lws_callback_on_writable(wsi)
+            return 0
+        }
+        client.output = []
+        if closeAfter {
+            client.phase = .lingering
+            shutdown(lws_get_socket_fd(wsi), Int32(SHUT_WR))
+            if client.paused { lws_rx_flow_control(wsi, 1) }
+            lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, Self.lingerSeconds)
+            return 0
+        }
+        client.phase = .reading
+        client.bodyTimerSet = false
+        if client.paused {
+            client.paused = false
+            lws_rx_flow_control(wsi, 1)
+        }
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_KEEPALIVE_IDLE, Int32(clamping: configuration.headerTimeoutSeconds))
+        return advance(wsi, client)
+    }
+}
+
+/// Service-thread state: it must never cross threads.
+@available(*, unavailable)
+extension HTTPFront: Sendable {}
