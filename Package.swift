@@ -67,7 +67,10 @@ let package = Package(
         ),
         // The module apps import: re-exports the engine, the store and the client, and adds
         // the documents API with its `AccordDocument` handles.
-        .target(name: "Accord", dependencies: ["AccordCRDT", "AccordStore", "AccordSync"], swiftSettings: swiftSettings),
+        .target(
+            name: "Accord", dependencies: ["AccordCRDT", "AccordStore", "AccordSync", "AccordRecords"],
+            swiftSettings: swiftSettings
+        ),
         // Test support that apps can use too: seeded randomness, replica simulation.
         .target(name: "AccordTesting", dependencies: ["AccordCRDT", "AccordStore"], swiftSettings: swiftSettings),
         // Command line: `accord yjs merge|inspect`, `accord serve`, `accord token`.
