@@ -24,6 +24,7 @@ public final class ClientRecords: DocumentObserver, @unchecked Sendable {
     private let lock = NSLock()
     private var openDocuments: Set<DocumentID> = []
     private var failures: [DocumentID: AccordError] = [:]
+    let subscribers = RecordSubscribers()
 
     init(store: DocumentStore) throws(AccordError) {
         self.store = store
@@ -66,6 +67,12 @@ public final class ClientRecords: DocumentObserver, @unchecked Sendable {
         } catch {
             lock.withLock { failures[id] = error }
         }
+    }
+
+    /// The durable changes of an open document's projector (isolated to the client).
+    func projectorChanges(_ id: DocumentID, through sequence: UInt64) -> [String: Set<String>]? {
+        guard let changes = projectors[id]?.takeDurable(through: sequence), !changes.isEmpty else { return nil }
+        return changes
     }
 
     /// Registers `models` and brings every open document's projection up to date.

@@ -16,6 +16,13 @@ final class DocumentProjector {
     /// The last projection that failed (the index keeps its previous rows); the next
     /// open projects the document again, since its stored state no longer matches.
     private(set) var lastError: AccordError?
+    /// The log position of the latest transaction: the store appends each transaction
+    /// of an open document under the next sequence, so it is the position at open
+    /// plus the transactions since (the store's metadata only moves at a flush).
+    private var sequence: UInt64
+    /// Changed records not yet announced, by the log position of their transaction:
+    /// subscribers hear of them once the store made that position durable.
+    private var undelivered: [(sequence: UInt64, changes: [String: Set<String>])] = []
 
     init(id: DocumentID, doc: Doc, index: RecordIndex, store: DocumentStore) throws(AccordError) {
         self.id = id
@@ -23,6 +30,7 @@ final class DocumentProjector {
         self.index = index
         self.store = store
         tracker = try RecordChangeTracker(doc: doc, models: [])
+        sequence = try store.metadata(id).lastSequence
         // The store's own update hook was added when the document opened, before this
         // one, so the log sequence read here already counts the transaction.
         subscription = doc.onUpdate { [unowned self] _, _ in projectChanges() }
@@ -65,13 +73,26 @@ final class DocumentProjector {
     }
 
     private func projectChanges() {
+        sequence += 1
         let changes = tracker.take()
         guard !changes.isEmpty else { return }
+        undelivered.append((sequence, changes))
         do throws(AccordError) {
-            try index.project(id, doc: doc, changes: changes, sequence: try store.metadata(id).lastSequence)
+            try index.project(id, doc: doc, changes: changes, sequence: sequence)
         } catch {
             lastError = error
         }
+    }
+
+    /// The changed records of every transaction the store made durable through
+    /// `durable`, merged by model, and forgets them.
+    func takeDurable(through durable: UInt64) -> [String: Set<String>] {
+        var merged: [String: Set<String>] = [:]
+        while let first = undelivered.first, first.sequence <= durable {
+            for (model, ids) in first.changes { merged[model, default: []].formUnion(ids) }
+            undelivered.removeFirst()
+        }
+        return merged
     }
 
     private func position() throws(AccordError) -> (stateVector: [UInt8], sequence: UInt64) {

@@ -25,6 +25,7 @@ extension AccordClient {
     func storeAppended(_ change: DocumentChange) {
         let id = change.id
         guard let document = documents[id], case .appended(let sequences) = change.kind else { return }
+        notifyStored(id, through: sequences.upperBound)
         if change.localUpdates + change.remoteUpdates > 0 {
             let origin: DocumentChangedEvent.Origin =
                 change.remoteUpdates == 0 ? .local : change.localUpdates == 0 ? .remote : .localAndRemote

@@ -9,6 +9,13 @@ public import AccordStore
 public protocol DocumentObserver: AnyObject, Sendable {
     func documentOpened(_ id: DocumentID, doc: Doc, client: isolated AccordClient)
     func documentClosed(_ id: DocumentID, client: isolated AccordClient)
+    /// The store made the document's log durable through `sequence` (local edits and
+    /// received updates alike), right before ``DocumentChangedEvent`` announces it.
+    func documentStored(_ id: DocumentID, through sequence: UInt64, client: isolated AccordClient)
+}
+
+extension DocumentObserver {
+    public func documentStored(_ id: DocumentID, through sequence: UInt64, client: isolated AccordClient) {}
 }
 
 extension AccordClient {
@@ -27,5 +34,9 @@ extension AccordClient {
 
     func notifyClosed(_ id: DocumentID) {
         for observer in documentObservers { observer.documentClosed(id, client: self) }
+    }
+
+    func notifyStored(_ id: DocumentID, through sequence: UInt64) {
+        for observer in documentObservers { observer.documentStored(id, through: sequence, client: self) }
     }
 }
