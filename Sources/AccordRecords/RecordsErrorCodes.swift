@@ -16,6 +16,7 @@ extension ErrorCode {
     /// Every code defined by AccordRecords, for golden tests and documentation.
     public static let allRecordsCodes: [ErrorCode] = [
         .reservedFieldName, .uniqueOnStringSet, .invalidSchema, .invalidQuery, .modelNotRegistered, .uniqueViolation,
+        .recordNotFound,
     ]
 }
 
@@ -25,4 +26,6 @@ extension ErrorCode {
     /// A save would give a record the values of a unique field or constraint that
     /// another record already holds; the message names the constraint and that record.
     public static let uniqueViolation = ErrorCode(rawValue: "UNIQUE_VIOLATION")
+    /// An upsert that must update found no record holding the key.
+    public static let recordNotFound = ErrorCode(rawValue: "RECORD_NOT_FOUND")
 }

@@ -48,7 +48,7 @@ enum ClientRecordsRegistry {
         let key = ObjectIdentifier(client)
         if let entry = entries[key], entry.client === client { return entry.records }
         guard creating else { return nil }
-        let records = try ClientRecords(store: client.store)
+        let records = try ClientRecords(store: client.store, client: client)
         entries[key] = Entry(client: client, records: records)
         return records
     }

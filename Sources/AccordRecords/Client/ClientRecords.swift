@@ -25,9 +25,12 @@ public final class ClientRecords: DocumentObserver, @unchecked Sendable {
     private var openDocuments: Set<DocumentID> = []
     private var failures: [DocumentID: AccordError] = [:]
     let subscribers = RecordSubscribers()
+    /// The client these records belong to (set once, when made).
+    public private(set) weak var client: AccordClient?
 
-    init(store: DocumentStore) throws(AccordError) {
+    init(store: DocumentStore, client: AccordClient) throws(AccordError) {
         self.store = store
+        self.client = client
         let path = store.storage.filePath.map { $0 + ".records" } ?? ":memory:"
         index = try RecordIndex(path: path)
     }

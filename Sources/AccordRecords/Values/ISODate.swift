@@ -45,4 +45,23 @@ enum ISODate {
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(inDay / 3_600_000, 2)):"
             + "\(pad(inDay / 60000 % 60, 2)):\(pad(inDay / 1000 % 60, 2)).\(pad(inDay % 1000, 3))Z"
     }
+
+    /// Seconds since 1970 of a canonical text (nil for any other text).
+    static func seconds(_ text: String) -> Double? {
+        guard isCanonical(text) else { return nil }
+        let bytes = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int64 { range.reduce(0) { $0 * 10 + Int64(bytes[$1] - 0x30) } }
+        let year = number(0..<4)
+        let month = number(5..<7)
+        let day = number(8..<10)
+        // Days since 1970-01-01 of a civil date (the inverse of `text`).
+        let shifted = month <= 2 ? year - 1 : year
+        let era = (shifted >= 0 ? shifted : shifted - 399) / 400
+        let yearOfEra = shifted - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        let milliseconds = (((days * 24 + number(11..<13)) * 60 + number(14..<16)) * 60 + number(17..<19)) * 1000 + number(20..<23)
+        return Double(milliseconds) / 1000
+    }
 }

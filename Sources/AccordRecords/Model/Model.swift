@@ -1,0 +1,103 @@
+public import AccordCRDT
+public import AccordStore
+
+/// A typed record: hand-written types adopt it, and `accord codegen` generates them.
+/// A model keeps its values in ``storage`` (with what changed since it was read) and
+/// exposes them as typed properties:
+///
+/// ```swift
+/// struct Task: Model {
+///     static let schema = ModelSchema("tasks", fields: [
+///         FieldSchema("id", .id, autoAssign: true),
+///         FieldSchema("title", .string), FieldSchema("priority", .number, indexed: true),
+///     ])
+///     var storage: RecordStorage
+///     init(storage: RecordStorage) { self.storage = storage }
+///     var title: String { get { storage.string("title") ?? "" } set { storage.set("title", newValue) } }
+///     var priority: Double { get { storage.number("priority") ?? 0 } set { storage.set("priority", newValue) } }
+/// }
+///
+/// try await client.registerModels([Task.self])
+/// var task = Task(storage: RecordStorage())
+/// task.title = "Buy milk"
+/// task = try await task.save(in: "inbox")
+/// let urgent = try Task.query(["priority": ["$gte": 2]], QueryOptions(sortOrder: [SortKey("priority", .descending)]))
+/// ```
+public protocol Model: Sendable {
+    static var schema: ModelSchema { get }
+    var storage: RecordStorage { get set }
+    init(storage: RecordStorage)
+}
+
+extension Model {
+    /// The record's id (nil for a new record whose id is auto-assigned at save).
+    public var id: String? { storage.id }
+    /// The document it was read from or saved to.
+    public var document: DocumentID? { storage.document }
+
+    public mutating func discardChanges() { storage.discardChanges() }
+    public mutating func markAllChanged() { storage.markAllChanged() }
+
+    /// The statics read and write through the client the model is registered with
+    /// (the first one, when several are; `client.records(Task.self)` picks one).
+    static func bound() throws(AccordError) -> ModelRecords<Self> {
+        guard let records = ModelRegistry.records(for: schema.name) else {
+            throw AccordError(
+                .modelNotRegistered, "model \"\(schema.name)\" is not registered with any client (call client.registerModels)",
+                details: ["model": schema.name])
+        }
+        return ModelRecords(records: records)
+    }
+
+    public static func find(_ id: String, in documents: [DocumentID]? = nil) throws(AccordError) -> Self? {
+        try bound().find(id, in: documents)
+    }
+
+    public static func findAll() throws(AccordError) -> [Self] { try bound().query() }
+
+    public static func query(_ filter: Filter = .all, _ options: QueryOptions = QueryOptions()) throws(AccordError) -> [Self] {
+        try bound().query(filter, options)
+    }
+
+    public static func queryOne(_ filter: Filter = .all, _ options: QueryOptions = QueryOptions()) throws(AccordError) -> Self? {
+        try bound().queryOne(filter, options)
+    }
+
+    public static func queryPaged(
+        _ filter: Filter = .all, _ options: QueryOptions = QueryOptions()
+    ) throws(AccordError) -> ModelPage<Self> {
+        try bound().queryPaged(filter, options)
+    }
+
+    public static func count(_ filter: Filter = .all, documents: [DocumentID]? = nil) throws(AccordError) -> Int {
+        try bound().count(filter, documents: documents)
+    }
+
+    public static func aggregate(_ options: AggregateOptions) throws(AccordError) -> [AggregateRow] {
+        try bound().aggregate(options)
+    }
+
+    public static func findByUnique(_ constraint: String, _ values: [String: RecordValue]) throws(AccordError) -> Self? {
+        try bound().findByUnique(constraint, values)
+    }
+
+    /// Saves the record into `document` (see ``ClientRecords/save(_:_:in:client:)``)
+    /// and returns it as saved. With `upsertOn`, a unique field: when a record of the
+    /// document already holds this record's value of it, that record is updated.
+    @discardableResult
+    public func save(in document: DocumentID, upsertOn field: String? = nil) async throws(AccordError) -> Self {
+        try await Self.bound().save(self, in: document, upsertOn: field)
+    }
+
+    public func delete(in document: DocumentID) async throws(AccordError) {
+        guard let id else { return }
+        try await Self.bound().delete(id, in: document)
+    }
+}
+
+/// One page of a typed query.
+public struct ModelPage<M: Model>: Sendable {
+    public var data: [M]
+    public var nextCursor: String?
+    public var hasMore: Bool { nextCursor != nil }
+}
