@@ -153,6 +153,11 @@ import Testing
         #expect(record.values["priority"] == 3)
         #expect(record.values["done"] == true)
         #expect(record.values["tags"] == .stringSet(["py"]))
+        // And it answers queries once projected.
+        let index = try RecordIndex(path: ":memory:")
+        try index.register([Self.tasks])
+        try index.projectAll("shared", doc: doc)
+        #expect(try index.query("tasks", filter: ["tags": ["$contains": "py"], "done": true]).map(\.id) == ["p1"])
     }
 
     static func runPython(_ script: String) throws -> [UInt8] {

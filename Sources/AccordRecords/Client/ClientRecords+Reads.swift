@@ -54,3 +54,13 @@ extension ClientRecords {
         return scopedOptions
     }
 }
+
+extension ClientRecords {
+    /// See ``RecordIndex/traverse(_:id:in:relationship:options:)``; `document` must be open.
+    public func traverse(
+        _ model: String, id: String, in document: DocumentID, relationship: String, options: QueryOptions = QueryOptions()
+    ) throws(AccordError) -> QueryPage {
+        guard documents.contains(document) else { return QueryPage(data: [], nextCursor: nil) }
+        return try index.traverse(model, id: id, in: document, relationship: relationship, options: options)
+    }
+}

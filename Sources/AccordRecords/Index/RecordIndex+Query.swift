@@ -10,6 +10,20 @@ extension RecordIndex {
         _ model: String, filter: Filter = .all, options: QueryOptions = QueryOptions()
     ) throws(AccordError) -> [IndexedRecord] {
         try reading { (connection, tables) throws(AccordError) -> [IndexedRecord] in
+            var results = try Self.select(model, filter: filter, options: options, connection, tables)
+            if !options.include.isEmpty {
+                try RelatedRecords(connection: connection, tables: tables, documents: options.documents)
+                    .load(options.include, of: model, into: &results)
+            }
+            return results
+        }
+    }
+
+    /// The rows of one query, under the lock already held.
+    static func select(
+        _ model: String, filter: Filter, options: QueryOptions, _ connection: SQLiteConnection,
+        _ tables: [String: ModelTables]
+    ) throws(AccordError) -> [IndexedRecord] {
             let modelTables = try Self.tables(model, in: tables)
             var condition = try Self.condition(filter, options.documents, modelTables)
             if options.documents?.isEmpty == true { return [] }
@@ -41,7 +55,6 @@ extension RecordIndex {
                 try Self.loadMembers(of: field.name, into: &results, modelTables, connection)
             }
             return results
-        }
     }
 
     /// One page of at most `options.limit` records (all when nil), and the cursor of
