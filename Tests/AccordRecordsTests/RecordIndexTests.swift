@@ -134,3 +134,41 @@ import Testing
         }
     }
 }
+
+@Suite struct RecordIndexReopenTests {
+    @Test func aDocumentChangedWhileTheIndexWasNotWatchingWritesOnlyWhatChanged() throws {
+        let tasks = RecordIndexTests.tasks
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/index.sqlite"
+        let doc = Doc(clientID: 1)
+        for number in 0..<50 {
+            try RecordLayout.write(
+                ["title": .string("task \(number)"), "priority": .number(Double(number)), "tags": .stringSet(["a", "b"])],
+                id: "t\(number)", model: tasks, in: doc)
+        }
+        do {
+            let index = try RecordIndex(path: path)
+            try index.register([tasks])
+            try index.projectAll("inbox", doc: doc, sequence: 1)
+            #expect(index.counters.projectedRecords == 50)
+        }
+        // Three records changed, one deleted, one added, while no index was open.
+        try RecordLayout.write(["priority": 100], id: "t1", model: tasks, in: doc)
+        try RecordLayout.write(["tags": .stringSet(["a"])], id: "t2", model: tasks, in: doc)
+        try RecordLayout.write(["priority": nil], id: "t3", model: tasks, in: doc)
+        try RecordLayout.delete("t4", model: tasks, in: doc)
+        try RecordLayout.write(["title": "new"], id: "t50", model: tasks, in: doc)
+        let reopened = try RecordIndex(path: path)
+        try reopened.register([tasks])
+        #expect(try reopened.needsProjection("inbox", stateVector: doc.encodeStateVector(), sequence: 6))
+        try reopened.projectAll("inbox", doc: doc, sequence: 6)
+        #expect(reopened.counters.projectedRecords == 5)
+        #expect(try reopened.count("tasks") == 50)
+        #expect(try reopened.query("tasks", filter: ["priority": 100]).map(\.id) == ["t1"])
+        #expect(try reopened.query("tasks", filter: ["tags": ["$contains": "b"]]).count == 48)
+        #expect(try reopened.query("tasks", filter: ["priority": nil]).map(\.id) == ["t3", "t50"])
+        // Nothing changed since: nothing written.
+        try reopened.projectAll("inbox", doc: doc, sequence: 6)
+        #expect(reopened.counters.projectedRecords == 5)
+    }
+}

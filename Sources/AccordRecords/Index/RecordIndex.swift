@@ -147,20 +147,44 @@ public final class RecordIndex: @unchecked Sendable {
         }
     }
 
-    /// Projects every record of every registered model in `doc` (a document opened for
-    /// the first time, or after a schema change), replacing what the index had for it.
+    /// Brings every registered model's rows for `doc` in line with it (a document opened
+    /// for the first time, changed while the index was not watching, or after a schema
+    /// change): the document's records are compared with the rows the index has, and
+    /// only the records that differ are written or removed. So a reopen after ten
+    /// records changed writes ten rows (it still reads the whole document to find them).
     public func projectAll(_ document: DocumentID, doc: Doc, sequence: UInt64 = 0) throws(AccordError) {
         try locked { () throws(AccordError) in
             try transaction { () throws(AccordError) in
                 for modelTables in tables.values.sorted(by: { $0.schema.name < $1.schema.name }) {
-                    try deleteRows(of: modelTables, document: document)
-                    let read = try RecordLayout.records(of: modelTables.schema, in: doc)
-                    tally.malformedRecords += read.malformed.count
-                    for record in read.records { try insert(record, into: modelTables, document: document) }
-                    tally.projectedRecords += read.records.count
+                    try reconcile(modelTables, document: document, doc: doc)
                 }
                 try storePosition(document, doc.encodeStateVector(), sequence)
             }
+        }
+    }
+
+    /// Writes the records of one model that differ from the index's rows (under the lock).
+    private func reconcile(_ modelTables: ModelTables, document: DocumentID, doc: Doc) throws(AccordError) {
+        let read = try RecordLayout.records(of: modelTables.schema, in: doc)
+        tally.malformedRecords += read.malformed.count
+        let rows = try Self.select(
+            modelTables.schema.name, filter: .all, options: QueryOptions(documents: [document]), connection, tables)
+        // Keyed by the id's bytes: ids compare by code points.
+        var stored: [[UInt8]: RecordData] = [:]
+        for row in rows { stored[Array(row.id.utf8)] = row.record }
+        for record in read.records {
+            let key = Array(record.id.utf8)
+            // The index holds absent and null alike, as absent.
+            let comparable = RecordData(id: record.id, values: record.values.filter { $0.value != .null })
+            if let row = stored.removeValue(forKey: key), row == comparable { continue }
+            try deleteRow(record.id, of: modelTables, document: document)
+            try insert(record, into: modelTables, document: document)
+            tally.projectedRecords += 1
+        }
+        // Rows whose record is gone (deleted, or now malformed).
+        for row in stored.values {
+            try deleteRow(row.id, of: modelTables, document: document)
+            tally.projectedRecords += 1
         }
     }
 
