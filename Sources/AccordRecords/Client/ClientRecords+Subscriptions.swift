@@ -55,18 +55,18 @@ final class RecordSubscribers: @unchecked Sendable {
     private var nextKey: UInt64 = 0
 
     func add(model: String, _ handler: @escaping @Sendable (RecordChange) -> Void) -> UInt64 {
-        lock.withLock {
+        lock.locked {
             nextKey += 1
             handlers[nextKey] = (model, handler)
             return nextKey
         }
     }
 
-    func remove(_ key: UInt64) { lock.withLock { _ = handlers.removeValue(forKey: key) } }
+    func remove(_ key: UInt64) { lock.locked { _ = handlers.removeValue(forKey: key) } }
 
     /// Calls the model's handlers outside the lock, so a handler may subscribe or cancel.
     func deliver(_ change: RecordChange) {
-        let targets = lock.withLock { handlers.sorted { $0.key < $1.key }.filter { $0.value.model == change.model } }
+        let targets = lock.locked { handlers.sorted { $0.key < $1.key }.filter { $0.value.model == change.model } }
         for target in targets { target.value.handler(change) }
     }
 }

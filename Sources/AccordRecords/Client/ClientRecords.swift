@@ -39,11 +39,11 @@ public final class ClientRecords: DocumentObserver, @unchecked Sendable {
     public var models: [String: ModelSchema] { index.models }
 
     /// The documents queries span by default: the open ones.
-    public var documents: Set<DocumentID> { lock.withLock { openDocuments } }
+    public var documents: Set<DocumentID> { lock.locked { openDocuments } }
 
     /// A projection that failed for a document (its rows may be stale until it is
     /// opened again), by document.
-    public var projectionFailures: [DocumentID: AccordError] { lock.withLock { failures } }
+    public var projectionFailures: [DocumentID: AccordError] { lock.locked { failures } }
 
     // MARK: Following documents (isolated to the client)
 
@@ -53,22 +53,22 @@ public final class ClientRecords: DocumentObserver, @unchecked Sendable {
             _ = try projector.track(Array(index.models.values))
             try projector.catchUp()
             projectors[id] = projector
-            lock.withLock {
+            lock.locked {
                 openDocuments.insert(id)
                 failures[id] = nil
             }
         } catch {
-            lock.withLock { failures[id] = error }
+            lock.locked { failures[id] = error }
         }
     }
 
     public func documentClosed(_ id: DocumentID, client: isolated AccordClient) {
         guard let projector = projectors.removeValue(forKey: id) else { return }
-        lock.withLock { _ = openDocuments.remove(id) }
+        lock.locked { _ = openDocuments.remove(id) }
         do throws(AccordError) {
             try projector.markCurrent()
         } catch {
-            lock.withLock { failures[id] = error }
+            lock.locked { failures[id] = error }
         }
     }
 
@@ -88,7 +88,7 @@ public final class ClientRecords: DocumentObserver, @unchecked Sendable {
                 // document unless its stored position says nothing changed since.
                 try projector.catchUp()
             }
-            lock.withLock { failures[id] = projector.lastError }
+            lock.locked { failures[id] = projector.lastError }
         }
     }
 

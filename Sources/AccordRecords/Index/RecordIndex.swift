@@ -57,10 +57,10 @@ public final class RecordIndex: @unchecked Sendable {
             """)
     }
 
-    public var counters: Counters { lock.withLock { tally } }
+    public var counters: Counters { lock.locked { tally } }
 
     /// The registered models, by name.
-    public var models: [String: ModelSchema] { lock.withLock { tables.mapValues(\.schema) } }
+    public var models: [String: ModelSchema] { lock.locked { tables.mapValues(\.schema) } }
 
     // MARK: Models
 

@@ -14,12 +14,12 @@ enum ModelRegistry {
     private static let lock = NSLock()
 
     static func bind(_ model: String, to records: ClientRecords) {
-        lock.withLock {
+        lock.locked {
             if bindings[model]?.records == nil { bindings[model] = Binding(records) }
         }
     }
 
     static func records(for model: String) -> ClientRecords? {
-        lock.withLock { bindings[model]?.records }
+        lock.locked { bindings[model]?.records }
     }
 }
