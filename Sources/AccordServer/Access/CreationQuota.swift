@@ -40,18 +40,10 @@ public final class CreationQuota: @unchecked Sendable {
 
     /// Takes one creation from `user`'s bucket, or throws `TOO_MANY_DOCUMENTS`.
     func take(_ user: String) throws(AccordError) {
-        let refused: Bool = lock.withLock {
-            let at = now()
-            var bucket = refilled(buckets[user], at: at)
-            guard bucket.tokens >= 1 else {
-                buckets[user] = bucket
-                return true
-            }
-            bucket.tokens -= 1
-            buckets[user] = bucket
-            if buckets.count > Self.pruneThreshold { prune(at: at) }
-            return false
-        }
+        // lock()/unlock(), not NSLock.withLock: that needs macOS 14 / iOS 17.
+        lock.lock()
+        let refused = !takeToken(user)
+        lock.unlock()
         guard refused else { return }
         onRefused()
         throw AccordError(
@@ -61,11 +53,26 @@ public final class CreationQuota: @unchecked Sendable {
 
     /// Returns a creation taken for a document that was not created after all.
     func giveBack(_ user: String) {
-        lock.withLock {
-            guard var bucket = buckets[user] else { return }
-            bucket.tokens = min(Double(limit), bucket.tokens + 1)
+        // lock()/unlock(), not NSLock.withLock: that needs macOS 14 / iOS 17.
+        lock.lock()
+        defer { lock.unlock() }
+        guard var bucket = buckets[user] else { return }
+        bucket.tokens = min(Double(limit), bucket.tokens + 1)
+        buckets[user] = bucket
+    }
+
+    /// Takes a token from `user`'s refilled bucket if it has one. Caller holds `lock`.
+    private func takeToken(_ user: String) -> Bool {
+        let at = now()
+        var bucket = refilled(buckets[user], at: at)
+        guard bucket.tokens >= 1 else {
             buckets[user] = bucket
+            return false
         }
+        bucket.tokens -= 1
+        buckets[user] = bucket
+        if buckets.count > Self.pruneThreshold { prune(at: at) }
+        return true
     }
 
     private func refilled(_ bucket: Bucket?, at time: UInt64) -> Bucket {
