@@ -73,10 +73,11 @@ let package = Package(
         ),
         // Test support that apps can use too: seeded randomness, replica simulation.
         .target(name: "AccordTesting", dependencies: ["AccordCRDT", "AccordStore"], swiftSettings: swiftSettings),
-        // Command line: `accord yjs merge|inspect`, `accord serve`, `accord token`.
+        // Command line: `accord yjs merge|inspect`, `accord serve`, `accord token`, `accord records`.
         // Foundation is fine here (files, stdio, signals).
         .executableTarget(
-            name: "accord", dependencies: ["AccordCRDT", "AccordStore", "AccordServer"], swiftSettings: swiftSettings
+            name: "accord", dependencies: ["AccordCRDT", "AccordStore", "AccordServer", "AccordRecords"],
+            swiftSettings: swiftSettings
         ),
         // Benchmarks on the editing traces in shared/traces; JSON lines like scripts/bench_reference.py.
         .executableTarget(
@@ -129,7 +130,7 @@ let package = Package(
         // the dependency keeps the CLI module compiled (and checked) with the tests.
         .testTarget(
             name: "AccordCLITests",
-            dependencies: ["AccordCRDT", "AccordServer", "AccordTesting", "accord"],
+            dependencies: ["AccordCRDT", "AccordStore", "AccordServer", "AccordTesting", "accord"],
             swiftSettings: swiftSettings
         ),
     ],

@@ -1,4 +1,5 @@
 import AccordCRDT
+import AccordRecords
 
 /// The `accord` command: reads the verb, runs it, and turns any ``AccordError`` into an
 /// `error: CODE: message` line on stderr and the exit status ``ExitStatus`` maps it to.
@@ -9,7 +10,7 @@ enum AccordCommand {
             return ExitStatus.success
         } catch {
             Output.error("error: \(error)")
-            return ExitStatus.forCode(error.code)
+            return ExitStatus.forError(error)
         }
     }
 
@@ -33,6 +34,8 @@ enum AccordCommand {
             try ServeCommand.run(args)
         case "token":
             try TokenCommand.run(&args, help: help)
+        case "records":
+            try RecordsCommand.run(&args, help: help)
         case let verb?:
             throw usageError("unknown command '\(verb)'")
         }

@@ -1,4 +1,5 @@
 import AccordCRDT
+import AccordRecords
 
 /// The process exit status for each error code, mapped once for the whole CLI.
 ///
@@ -11,13 +12,30 @@ enum ExitStatus {
     /// Any code not listed below (including codes added later).
     static let other: Int32 = 1
 
+    /// `EX_DATAERR`: the input data was wrong.
+    static let dataError: Int32 = 65
+
     static let byCode: [ErrorCode: Int32] = [
         .invalidArgument: usage,
-        .malformedUpdate: 65,
-        .malformedMessage: 65,
-        .malformedJSON: 65,
+        .malformedUpdate: dataError,
+        .malformedMessage: dataError,
+        .malformedJSON: dataError,
+        .invalidQuery: dataError,
+        .invalidSchema: dataError,
+        .reservedFieldName: dataError,
+        .uniqueOnStringSet: dataError,
+        .uniqueViolation: dataError,
         .ioError: 74,
     ]
 
     static func forCode(_ code: ErrorCode) -> Int32 { byCode[code] ?? other }
+
+    /// The status for `error`: by its code, except that `INVALID_ARGUMENT` about data the
+    /// command read (a record on stdin, which names it in `details["input"]`) is a data
+    /// error, not a usage error: the library uses one code for a bad argument and a bad
+    /// value, and only the CLI knows whether the value came from the command line.
+    static func forError(_ error: AccordError) -> Int32 {
+        if error.code == .invalidArgument, error.details["input"] != nil { return dataError }
+        return forCode(error.code)
+    }
 }

@@ -11,10 +11,13 @@ enum Usage {
           accord serve [--dev] [--port <n>] ...    run the sync server (see 'accord serve --help')
           accord token --sub <user> [--ttl <seconds>] [--secret-file <path>]
                                                    mint a bearer token for the sync server
+          accord records put|query|count|aggregate --store <file> --schema <file> ...
+                                                   typed records in a client store
           accord --help                            this text
           accord --version                         the version
 
-        Run 'accord yjs --help', 'accord serve --help' or 'accord token --help' for details.
+        Run 'accord yjs --help', 'accord serve --help', 'accord token --help' or
+        'accord records --help' for details.
         \(exitStatuses)
         """
 
@@ -107,10 +110,110 @@ enum Usage {
         \(exitStatuses)
         """
 
+    static let records = """
+        accord records: typed records in a client store (a DocumentStore file), for scripts.
+
+        Usage:
+          accord records put --store <file> --doc <id> --schema <file> [--model <name>]
+              Writes the records on stdin (ndjson) into one document, in one transaction.
+          accord records query --store <file> --schema <file> [--model <name>] [<filter>]
+                               [--sort <field:1,field:-1>] [--limit <n>] [--cursor <c>]
+                               [--documents <id,id>]
+              Prints one page of records: {"data": [...], "nextCursor": ..., "hasMore": ...}.
+          accord records count --store <file> --schema <file> [--model <name>] [<filter>]
+                               [--documents <id,id>]
+              Prints {"count": n}.
+          accord records aggregate --store <file> --schema <file> [--model <name>]
+                                   [--options <json>] [--documents <id,id>]
+              Prints {"rows": [...]}, one object of group keys and results per row.
+        \(recordsCommon)
+        Run 'accord records <verb> --help' for each verb's details.
+        \(exitStatuses)
+        """
+
+    static let recordsCommon = """
+
+          --store      the client store (SQLite file); its records index is <store>.records
+                       beside it, the one an app's client keeps, created or brought up to
+                       date as needed. query, count and aggregate read every document of
+                       the store whose content is on the device (or those --documents names).
+          --schema     a schema file: one model as JSON, or {"models": [...]}
+                       (docs/records.md, "CLI and schema files")
+          --model      the model to use; may be left out when the file holds one model
+          --documents  comma-separated document ids to read (each must be in the store)
+          Values are JSON: numbers, strings (dates as YYYY-MM-DDTHH:MM:SS.sssZ), booleans,
+          null, and a string set as an array of strings. Output is one line of JSON.
+        """
+
+    static let recordsPut = """
+        accord records put: write records into a document of a client store.
+
+        Usage:
+          accord records put --store <file> --doc <id> --schema <file> [--model <name>] < records.ndjson
+              Reads one JSON object per line from stdin (blank lines are skipped).
+              "id" is the record's id; a record without one gets a ULID when the
+              model's id field is autoAssign, and is refused otherwise. Every other key
+              is a field. A record the document does not hold yet gets the model's
+              defaults (and ULIDs for autoAssign fields) for fields it leaves out; an
+              existing record gets only the fields given. Unique fields and
+              constraints are checked against every document of the store.
+              All records go into document <id> (created if missing) in one
+              transaction, the store is flushed, and the records index updated. If any
+              record is refused, nothing is written. Prints {"written": n, "ids": [...]}.
+        \(recordsCommon)\(exitStatuses)
+        """
+
+    static let recordsQuery = """
+        accord records query: one page of the records of a model that match a filter.
+
+        Usage:
+          accord records query --store <file> --schema <file> [--model <name>] [<filter>]
+                               [--sort <field:1,field:-1>] [--limit <n>] [--cursor <c>]
+                               [--documents <id,id>]
+              <filter>   a JSON object, e.g. '{"done": false, "priority": {"$gte": 2}}'
+                         (operators $eq $ne $gt $gte $lt $lte $in $nin $startsWith
+                         $endsWith $containsText $contains $exists $and $or); default {}
+              --sort     sort keys with direction 1 or -1; ties by id, then document
+              --limit    at most <n> records; "nextCursor" then names the next page
+              --cursor   start after the page this nextCursor ended (same query)
+              Prints {"data": [records with "id", "document" and their fields],
+              "nextCursor": text or null, "hasMore": true or false}.
+        \(recordsCommon)\(exitStatuses)
+        """
+
+    static let recordsCount = """
+        accord records count: how many records of a model match a filter.
+
+        Usage:
+          accord records count --store <file> --schema <file> [--model <name>] [<filter>]
+                               [--documents <id,id>]
+              Prints {"count": n}. The filter is as for 'accord records query'.
+        \(recordsCommon)\(exitStatuses)
+        """
+
+    static let recordsAggregate = """
+        accord records aggregate: group the records of a model and compute per group.
+
+        Usage:
+          accord records aggregate --store <file> --schema <file> [--model <name>]
+                                   [--options <json>] [--documents <id,id>]
+              --options  {"groupBy": ["category", {"field": "tags", "contains": "urgent"}],
+                          "operations": [{"type": "count"}, {"type": "sum", "field": "hours"}],
+                          "filter": {...}, "sort": {"field": "count", "direction": -1},
+                          "limit": 10, "documents": ["a", "b"]}
+                         every key optional; operations default to one count. Types:
+                         count, sum, avg, min, max. One operation's result is "value";
+                         with several, "count", "sum_<field>", "avg_<field>", ...
+              Prints {"rows": [...]}, each row the group keys then the results.
+        \(recordsCommon)\(exitStatuses)
+        """
+
     static let exitStatuses = """
 
         Errors go to stderr as 'error: CODE: message'. Exit status: 0 success,
-        2 usage (INVALID_ARGUMENT), 65 malformed input (MALFORMED_UPDATE),
-        74 unreadable or unwritable file (IO_ERROR), 1 anything else.
+        2 usage (INVALID_ARGUMENT), 65 malformed input (MALFORMED_UPDATE, MALFORMED_JSON;
+        for records INVALID_QUERY, INVALID_SCHEMA, UNIQUE_VIOLATION, or INVALID_ARGUMENT
+        about a record read from stdin), 74 unreadable or unwritable file (IO_ERROR),
+        1 anything else.
         """
 }

@@ -45,7 +45,12 @@ extension ClientRecords {
         let ids: [String]
         do {
             ids = try await client.withDocument(document) { doc in
-                try Self.write(writes, schema: schema, index: index, document: document, doc: doc)
+                // The client reads the clock and the system's randomness for ULIDs here,
+                // at the edge; the shared writer takes them as arguments.
+                var random = SystemRandomNumberGenerator()
+                let milliseconds = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
+                return try RecordBatchWrite(schema: schema, index: index, document: document)
+                    .apply(writes, to: doc, milliseconds: milliseconds, random: &random)
             }
         } catch let error as AccordError {
             throw error
@@ -72,60 +77,6 @@ extension ClientRecords {
         } catch {
             throw AccordError(.invalidArgument, "deleting record \(id) failed: \(error)")
         }
-    }
-
-    /// The body of a batch, on the client with the `Doc`: resolve ids and defaults,
-    /// check uniqueness, then write everything in one transaction.
-    private static func write(
-        _ writes: [RecordWrite], schema: ModelSchema, index: RecordIndex, document: DocumentID, doc: Doc
-    ) throws(AccordError) -> [String] {
-        var random = SystemRandomNumberGenerator()
-        let milliseconds = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
-        var prepared: [(id: String, values: [String: RecordValue], removing: Set<String>)] = []
-        for write in writes {
-            let id: String
-            if let given = write.id {
-                id = given
-            } else {
-                id = try autoAssignedID(schema, milliseconds, &random)
-            }
-            var values = write.values
-            values[ModelSchema.idField] = nil
-            if try RecordLayout.record(id, of: schema, in: doc) == nil {
-                for field in schema.fields where values[field.name] == nil && !write.removing.contains(field.name) {
-                    if let value = field.defaultValue {
-                        values[field.name] = value
-                    } else if field.autoAssign, field.name != ModelSchema.idField {
-                        values[field.name] = .string(ULID.make(milliseconds: milliseconds, using: &random))
-                    }
-                }
-            }
-            prepared.append((id, values, write.removing))
-        }
-        try UniquenessCheck(schema: schema, index: index).check(prepared.map { ($0.id, $0.values) }, in: document, doc: doc)
-        do {
-            try doc.transact {
-                for record in prepared {
-                    try RecordLayout.write(record.values, removing: record.removing, id: record.id, model: schema, in: doc)
-                }
-            }
-        } catch let error as AccordError {
-            throw error
-        } catch {
-            throw AccordError(.invalidArgument, "writing records failed: \(error)")
-        }
-        return prepared.map(\.id)
-    }
-
-    private static func autoAssignedID(
-        _ schema: ModelSchema, _ milliseconds: UInt64, _ random: inout SystemRandomNumberGenerator
-    ) throws(AccordError) -> String {
-        guard schema.field(ModelSchema.idField)?.autoAssign == true else {
-            throw AccordError(
-                .invalidArgument, "Model \"\(schema.name)\": a new record needs an id (the id field is not autoAssign).",
-                details: ["model": schema.name, "field": ModelSchema.idField])
-        }
-        return ULID.make(milliseconds: milliseconds, using: &random)
     }
 
     static func notRegistered(_ model: String) -> AccordError {

@@ -61,20 +61,7 @@ public enum RecordLayout {
     public static func write(
         _ values: [String: RecordValue], removing: Set<String> = [], id: String, model: ModelSchema, in doc: Doc
     ) throws(AccordError) {
-        var changes: [String: RecordValue?] = values.mapValues { $0 }
-        for name in removing where values[name] == nil { changes.updateValue(RecordValue?.none, forKey: name) }
-        guard !id.isEmpty else {
-            throw AccordError(.invalidArgument, "Model \"\(model.name)\": a record id cannot be empty.", details: ["model": model.name])
-        }
-        var checked: [(field: FieldSchema, value: RecordValue?)] = []
-        for name in changes.keys.sorted() where name != ModelSchema.idField {
-            guard let field = model.field(name) else {
-                throw AccordError(
-                    .invalidArgument, "Model \"\(model.name)\" has no field \"\(name)\".", details: ["model": model.name, "field": name])
-            }
-            let value = changes[name] ?? nil
-            checked.append((field, try value.map { v throws(AccordError) in try FieldCoding.check(v, for: field, model: model.name) }))
-        }
+        let checked = try check(values, removing: removing, id: id, model: model)
         let root = try doc.getMap(model.name)
         do {
             try doc.transact {
@@ -93,6 +80,32 @@ public enum RecordLayout {
         } catch {
             throw AccordError(.invalidArgument, "writing record \"\(id)\" failed: \(error)")
         }
+    }
+
+    /// The changes ``write(_:removing:id:model:in:)`` would make, checked: each named
+    /// field with its value (nil: removed), in field-name order. A batch checks every
+    /// record with this before writing any, because a `Doc` transaction that throws
+    /// halfway keeps what it already wrote.
+    /// - Throws: `INVALID_ARGUMENT` naming the field for an unknown field or a value of
+    ///   the wrong type, or for an empty id.
+    static func check(
+        _ values: [String: RecordValue], removing: Set<String>, id: String, model: ModelSchema
+    ) throws(AccordError) -> [(field: FieldSchema, value: RecordValue?)] {
+        var changes: [String: RecordValue?] = values.mapValues { $0 }
+        for name in removing where values[name] == nil { changes.updateValue(RecordValue?.none, forKey: name) }
+        guard !id.isEmpty else {
+            throw AccordError(.invalidArgument, "Model \"\(model.name)\": a record id cannot be empty.", details: ["model": model.name])
+        }
+        var checked: [(field: FieldSchema, value: RecordValue?)] = []
+        for name in changes.keys.sorted() where name != ModelSchema.idField {
+            guard let field = model.field(name) else {
+                throw AccordError(
+                    .invalidArgument, "Model \"\(model.name)\" has no field \"\(name)\".", details: ["model": model.name, "field": name])
+            }
+            let value = changes[name] ?? nil
+            checked.append((field, try value.map { v throws(AccordError) in try FieldCoding.check(v, for: field, model: model.name) }))
+        }
+        return checked
     }
 
     /// Removes record `id` of `model`; nothing happens when there is none.

@@ -15,8 +15,11 @@ enum CLI {
 
     /// Runs `accord args...` in `directory`; output goes through temporary files, so a
     /// large output can never block the child on a full pipe. The child gets
-    /// `environment` when given, else this process's environment.
-    static func run(_ args: [String], in directory: URL, environment: [String: String]? = nil) throws -> CLIResult {
+    /// `environment` when given, else this process's environment. Its stdin is `stdin`
+    /// (through a file as well), or empty.
+    static func run(
+        _ args: [String], in directory: URL, environment: [String: String]? = nil, stdin: [UInt8]? = nil
+    ) throws -> CLIResult {
         guard let executable else {
             throw CLIError("accord executable not found; run 'swift build' or set ACCORD_BIN")
         }
@@ -37,7 +40,14 @@ enum CLI {
         let errHandle = try FileHandle(forWritingTo: err)
         process.standardOutput = outHandle
         process.standardError = errHandle
-        process.standardInput = FileHandle.nullDevice
+        let input = directory.appendingPathComponent(".stdin-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: input) }
+        if let stdin {
+            try Data(stdin).write(to: input)
+            process.standardInput = try FileHandle(forReadingFrom: input)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         try process.run()
         process.waitUntilExit()
         try outHandle.close()

@@ -24,4 +24,6 @@ final class TemporaryDirectory {
 
     func run(_ args: String...) throws -> CLIResult { try CLI.run(args, in: url) }
     func run(_ args: [String]) throws -> CLIResult { try CLI.run(args, in: url) }
+    func run(_ args: [String], stdin: String) throws -> CLIResult { try CLI.run(args, in: url, stdin: Array(stdin.utf8)) }
+    var path: String { url.path }
 }

@@ -1,0 +1,78 @@
+@testable import AccordRecords
+import AccordCRDT
+import AccordStore
+import Testing
+
+/// The writer `ClientRecords.saveBatch` and `accord records put` share.
+@Suite struct RecordBatchWriteTests {
+    static let tasks = ModelSchema("tasks", fields: [
+        FieldSchema("id", .id, autoAssign: true),
+        FieldSchema("title", .string),
+        FieldSchema("hours", .number, defaultValue: 1),
+        FieldSchema("code", .string, autoAssign: true),
+        FieldSchema("slug", .string, unique: true),
+    ])
+
+    private func writer() throws -> RecordBatchWrite {
+        let index = try RecordIndex(path: ":memory:")
+        try index.register([Self.tasks])
+        return RecordBatchWrite(schema: Self.tasks, index: index, document: "inbox")
+    }
+
+    /// A `Doc` transaction that throws halfway keeps what it wrote, so every record must
+    /// be checked before the first is written.
+    @Test(arguments: [
+        [RecordWrite(id: "a", values: ["title": "fine"]), RecordWrite(id: "b", values: ["hours": "many"])],
+        [RecordWrite(id: "a", values: ["title": "fine"]), RecordWrite(id: "b", values: ["nope": 1])],
+        [RecordWrite(id: "a", values: ["title": "fine"]), RecordWrite(id: "", values: [:])],
+        [RecordWrite(id: "a", values: ["slug": "s"]), RecordWrite(id: "b", values: ["slug": "s"])],
+    ]) func aRefusedBatchLeavesTheDocumentUnchanged(writes: [RecordWrite]) throws {
+        let writer = try writer()
+        let doc = Doc(clientID: 7)
+        try RecordLayout.write(["title": "before"], id: "z", model: Self.tasks, in: doc)
+        let before = doc.encodeStateAsUpdate()
+        var updates = 0
+        let subscription = doc.onUpdate { _, _ in updates += 1 }
+        defer { subscription.cancel() }
+        var random = SystemRandomNumberGenerator()
+        let error = #expect(throws: AccordError.self) {
+            try writer.apply(writes, to: doc, milliseconds: 0, random: &random)
+        }
+        #expect(error?.code == .invalidArgument || error?.code == .uniqueViolation)
+        if error?.code == .invalidArgument { #expect(error?.details["batchIndex"] == "1") }
+        #expect(doc.encodeStateAsUpdate() == before)
+        #expect(updates == 0)
+    }
+
+    @Test func newRecordsGetDefaultsAndULIDsExistingOnesOnlyTheFieldsGiven() throws {
+        let writer = try writer()
+        let doc = Doc(clientID: 7)
+        var random = SplitRandom(seed: 1)
+        let ids = try writer.apply(
+            [RecordWrite(values: ["title": "new"]), RecordWrite(id: "given", values: ["hours": 4])], to: doc,
+            milliseconds: 1_700_000_000_000, random: &random)
+        #expect(ids.count == 2)
+        #expect(ids[0].hasPrefix("01HF"))  // the time is the ULID's first 10 characters
+        let first = try #require(try RecordLayout.record(ids[0], of: Self.tasks, in: doc))
+        #expect(first["hours"] == 1)
+        guard case .string(let code)? = first["code"] else { Issue.record("no auto-assigned code"); return }
+        #expect(code.utf8.count == 26)
+        _ = try writer.apply([RecordWrite(id: "given", values: ["title": "later"])], to: doc, milliseconds: 0, random: &random)
+        let given = try #require(try RecordLayout.record("given", of: Self.tasks, in: doc))
+        #expect(given["hours"] == 4)
+        #expect(given["title"] == "later")
+    }
+}
+
+/// A small seeded generator, so the test's ULIDs do not depend on the system's randomness.
+private struct SplitRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
