@@ -20,6 +20,16 @@ struct RecordsBenchmark: Sendable {
     var reopenSamples = 20
     var changedReopenSamples = 3
     var directory = FileManager.default.temporaryDirectory.path
+    /// Measurements to run (nil: all). The insert always runs: it builds the data.
+    var only: Set<String>?
+
+    /// The measurement names `--only` takes (sizes without their `_<N>`).
+    static let names = [
+        "insert_batch", "sizes", "query_indexed_eq", "query_range_sort_limit20", "query_containsText",
+        "query_has_tag_limit20", "count_filtered", "aggregate_groupby", "save_one_visible", "reopen",
+    ]
+
+    func wants(_ name: String) -> Bool { only?.contains(name) ?? true }
 
     static let traceName = "records:tasks"
     static let document: DocumentID = "tasks-bench"
@@ -31,7 +41,7 @@ struct RecordsBenchmark: Sendable {
     }
 
     static let usage = """
-          accord-bench records [--records N] [--batch N] [--insert-samples N] [--dir DIR] [--quick]
+          accord-bench records [--records N] [--batch N] [--insert-samples N] [--dir DIR] [--quick] [--only a,b]
               The records layer on a document of N to-do records (default 100,000: title and
               priority indexed, done, category, hours, tags, due) through an offline
               AccordClient over SQLite files in DIR, each query also on a hand-written SQLite
@@ -41,7 +51,8 @@ struct RecordsBenchmark: Sendable {
               count_filtered, aggregate_groupby, save_one_visible (µs), index_file_<N> and
               resident_client_<N> (bytes), reopen_unchanged_<N> and reopen_10_changed_<N>
               (ms: open the records index and catch the document up). --quick: 10,000
-              records, fewer samples.
+              records, fewer samples. --only (for profiling) takes insert_batch, sizes, a query
+              name, save_one_visible, reopen; the insert always runs, it builds the data.
         """
 
     static func parse(_ args: [String]) throws(BenchFailure) -> RecordsBenchmark {
@@ -53,6 +64,7 @@ struct RecordsBenchmark: Sendable {
             case "--batch": bench.batchSize = try words.count(arg)
             case "--insert-samples": bench.insertSamples = try words.count(arg)
             case "--dir": bench.directory = try words.value(arg)
+            case "--only": bench.only = try words.names(arg, from: Self.names, kind: "measurement")
             case "--quick":
                 bench.count = 10_000
                 bench.insertSamples = 1
@@ -86,9 +98,9 @@ struct RecordsBenchmark: Sendable {
         TraceBenchmark.log("records: \(count) tasks in batches of \(batchSize), files in \(work)")
 
         let (accord, hand) = try await measureInserts(fixture, work: work)
-        try measureSizes(accord, hand)
+        if wants("sizes") { try measureSizes(accord, hand) }
         try measureQueries(fixture, accord: accord, hand: hand)
-        try await measureSaveOne(fixture, accord: accord, hand: hand)
-        try await measureReopen(fixture, accord: accord)
+        if wants("save_one_visible") { try await measureSaveOne(fixture, accord: accord, hand: hand) }
+        if wants("reopen") { try await measureReopen(fixture, accord: accord) }
     }
 }
