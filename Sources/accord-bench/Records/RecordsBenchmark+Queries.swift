@@ -42,7 +42,8 @@ extension RecordsBenchmark {
         for n in 0...saveSamples {
             let task = fixture.task(count + n)
             let start = clock.now
-            try await accord.records.save(model, RecordWrite(id: task.id, values: task.values), in: Self.document, client: accord.client)
+            let write = RecordWrite(id: task.id, values: task.values)
+            try await accord.records.save(model, write, in: Self.document, client: accord.client)
             let found = try accord.records.find(model, id: task.id)
             let elapsed = Timing.milliseconds(clock.now - start) * 1_000
             guard found?["title"] == .string(task.title) else { throw BenchFailure("save_one_visible: \(task.id) not visible") }
@@ -55,7 +56,9 @@ extension RecordsBenchmark {
             try hand.save([task])
             let found = try hand.byID(task.id)
             let elapsed = Timing.milliseconds(clock.now - start) * 1_000
-            guard found.first?.title == task.title else { throw BenchFailure("save_one_visible (sqlite): \(task.id) not visible") }
+            guard found.first?.title == task.title else {
+                throw BenchFailure("save_one_visible (sqlite): \(task.id) not visible")
+            }
             if n > 0 { handTimes.append(elapsed) }
         }
         let timing = Timing(samples: times, warmup: warmup)

@@ -28,9 +28,10 @@ extension RecordsBenchmark {
         let unchanged = try Timing.measure(samples: reopenSamples) { () throws -> Void in
             projected = try catchUp(doc, store: store, indexPath: accord.indexPath) || projected
         }.0
+        let outcome = projected ? "it PROJECTED the document: the position did not match" : "nothing projected"
         var line = RecordsLine(named("reopen_unchanged"), unit: "ms", timing: unchanged, note:
             "open the records index file, register the model, compare the stored state vector and log sequence "
-                + "with the document's (catchUp); \(projected ? "it PROJECTED the document: the position did not match" : "nothing projected")")
+                + "with the document's (catchUp); \(outcome)")
         line["projected"] = .bool(projected)
         line.target("≤ 20 ms", met: unchanged.median <= 20)
         line.emit()

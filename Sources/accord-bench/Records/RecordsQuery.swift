@@ -24,8 +24,8 @@ struct RecordsQuery {
                 name: "query_indexed_eq",
                 note: "title == t (indexed), limit 20, every field returned; 16 titles in turn, ~20 records each",
                 accord: { records, n in
-                    try records.query(model, filter: ["title": .string(titles[n % titles.count])], options: QueryOptions(limit: 20))
-                        .map(\.id)
+                    let title = titles[n % titles.count]
+                    return try records.query(model, filter: ["title": .string(title)], options: QueryOptions(limit: 20)).map(\.id)
                 },
                 handWritten: { tasks, n in try tasks.titleEquals(titles[n % titles.count]).map(\.id) }),
             RecordsQuery(
@@ -50,7 +50,8 @@ struct RecordsQuery {
                 name: "query_has_tag_limit20",
                 note: "tags $contains \"urgent\" (members table, ~20% of records), limit 20",
                 accord: { records, _ in
-                    try records.query(model, filter: ["tags": ["$contains": "urgent"]], options: QueryOptions(limit: 20)).map(\.id)
+                    try records.query(model, filter: ["tags": ["$contains": "urgent"]], options: QueryOptions(limit: 20))
+                        .map(\.id)
                 },
                 handWritten: { tasks, _ in try tasks.tagged("urgent").map(\.id) }),
             RecordsQuery(
@@ -62,11 +63,14 @@ struct RecordsQuery {
                 name: "aggregate_groupby",
                 note: "group by category (8 groups): count and sum of hours",
                 accord: { records, _ in
-                    try records.aggregate(model, AggregateOptions(groupBy: [.field("category")], operations: [.count, .sum("hours")]))
+                    let options = AggregateOptions(groupBy: [.field("category")], operations: [.count, .sum("hours")])
+                    return try records.aggregate(model, options)
                         .map { row in "\(Self.text(row["category"])):\(Self.text(row["count"])):\(Self.text(row["sum_hours"]))" }
                 },
                 handWritten: { tasks, _ in
-                    try tasks.hoursByCategory().map { "\($0.category):\(Self.text(.number(Double($0.count)))):\(Self.text(.number($0.hours)))" }
+                    try tasks.hoursByCategory().map { group in
+                        "\(group.category):\(Self.text(.number(Double(group.count)))):\(Self.text(.number(group.hours)))"
+                    }
                 }),
         ]
     }

@@ -48,6 +48,8 @@ struct TaskFixture {
     /// The distinct title numbers: about 20 records per title.
     var titleNumbers: Int { max(1, count / (20 * Self.verbs.count * Self.nouns.count) + 1) }
 
+    static func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+
     /// Zero-padded, so id order is creation order, as it is for ULIDs.
     static func id(_ index: Int) -> String {
         let digits = String(index)
@@ -73,6 +75,6 @@ struct TaskFixture {
             category: Self.categories[Int(random.next() % UInt64(Self.categories.count))],
             hours: Double(random.next() % 80) / 4,
             tags: tags,
-            due: "2026-\(month < 10 ? "0" : "")\(month)-\(dayOfMonth < 10 ? "0" : "")\(dayOfMonth)T\(hour < 10 ? "0" : "")\(hour):00:00.000Z")
+            due: "2026-\(Self.twoDigits(month))-\(Self.twoDigits(dayOfMonth))T\(Self.twoDigits(hour)):00:00.000Z")
     }
 }
