@@ -81,7 +81,8 @@ let package = Package(
         ),
         // Benchmarks on the editing traces in shared/traces; JSON lines like scripts/bench_reference.py.
         .executableTarget(
-            name: "accord-bench", dependencies: ["AccordCRDT", "AccordStore", "AccordNet", "AccordSync", "AccordTesting"],
+            name: "accord-bench",
+            dependencies: ["AccordCRDT", "AccordStore", "AccordNet", "AccordSync", "AccordRecords", "AccordTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

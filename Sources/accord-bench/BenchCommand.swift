@@ -46,6 +46,8 @@ enum BenchCommand {
               10,000 offline edits until it is synced and acknowledged). --quick takes
               fewer samples.
 
+        \(RecordsBenchmark.usage)
+
         Options of server:
           --accord PATH          the accord binary (default: next to accord-bench)
           --python PATH          python with pycrdt-websocket (default .venv/bin/python)
@@ -95,6 +97,8 @@ enum BenchCommand {
             return try ServerBenchmark.parse(rest).run()
         case "client":
             return try ClientBenchmark.parse(rest).run()
+        case "records":
+            return try RecordsBenchmark.parse(rest).run()
         case "_resident":
             // Child process of resident_doc: _resident <update file> <expected UTF-16 length>.
             #if os(Linux)
