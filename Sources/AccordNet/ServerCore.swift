@@ -103,7 +103,7 @@ final class ServerCore: LWSCallbackHandler {
         let peer = WebSocketPeer(
             maxMessageSize: configuration.maxMessageSize,
             account: OutboundAccount(ledger: ledger, connection: connection.id),
-            closeReplyTimeoutSeconds: Self.closeReplyTimeoutSeconds, framing: .own)
+            closeReplyTimeoutSeconds: Self.closeReplyTimeoutSeconds, writer: SocketWriter())
         let socket = ServerWebSocket(
             connection: connection, peer: peer, wsi: wsi,
             group: configuration.maxPartialBytesPerGroup == nil ? nil : configuration.partialBytesGroup(request),

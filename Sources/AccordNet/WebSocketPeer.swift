@@ -31,12 +31,6 @@ struct OutboundAccount {
 /// Reassembly and write queue of one WebSocket connection, server or client side.
 /// Service thread only.
 final class WebSocketPeer {
-    /// Who writes frame headers: lws' WebSocket role (clients), or AccordNet itself on
-    /// a raw socket (server connections, see `ServerWebSocket`).
-    enum Framing {
-        case lws
-        case own
-    }
 
     private var incoming: [UInt8] = []
     private var incomingTooLarge = false
@@ -58,16 +52,18 @@ final class WebSocketPeer {
     /// Server side: after our close frame, wait this long for the peer's close reply
     /// before the socket is closed (see ``writeClose(_:_:)``). Nil: lws closes at once.
     let closeReplyTimeoutSeconds: Int32?
-    let framing: Framing
+    /// Server connections frame and write their bytes themselves (`ServerWebSocket`);
+    /// nil: lws' WebSocket role does (clients).
+    let writer: SocketWriter?
 
     init(
         maxMessageSize: Int, account: OutboundAccount? = nil, closeReplyTimeoutSeconds: Int32? = nil,
-        framing: Framing = .lws
+        writer: SocketWriter? = nil
     ) {
         self.maxMessageSize = maxMessageSize
         self.account = account
         self.closeReplyTimeoutSeconds = closeReplyTimeoutSeconds
-        self.framing = framing
+        self.writer = writer
     }
 
     var hasPendingWrites: Bool {
@@ -188,6 +184,12 @@ final class WebSocketPeer {
         // lws drains what it buffered of a short write before it calls WRITEABLE again
         // (lws_partial_buffered is "never set at the start of a writeable callback"),
         // so the frame in flight has reached the kernel by now.
+        // Our own writer keeps its rest itself: the frame in flight is settled once
+        // the writer is empty.
+        if let writer, !writer.isEmpty {
+            guard writer.flush(wsi) else { return -1 }
+            if !writer.isEmpty { return 0 }
+        }
         if let frame = inFlight {
             account?.settle(frame)
             inFlight = nil
@@ -202,7 +204,7 @@ final class WebSocketPeer {
             guard ok else { return -1 }
             // lws reports a short write as complete and keeps the rest in its own buffer:
             // that copy counts until the next WRITEABLE says it is flushed.
-            if lws_partial_buffered(wsi) != 0 {
+            if writer.map({ !$0.isEmpty }) ?? (lws_partial_buffered(wsi) != 0) {
                 inFlight = queued
             } else {
                 account?.settle(queued)
@@ -265,16 +267,13 @@ final class WebSocketPeer {
 
     /// One frame of `kind`: framed by lws, or by us on a raw socket.
     private func write(_ wsi: OpaquePointer, _ payload: [UInt8], _ kind: lws_write_protocol) -> Bool {
-        switch framing {
-        case .lws: return Self.write(wsi, payload, kind)
-        case .own:
-            let opcode = switch kind {
-            case LWS_WRITE_PING: ServerFrame.ping
-            case Self.writeClose: ServerFrame.close
-            default: ServerFrame.binary
-            }
-            return ServerFrame.write(wsi, opcode: opcode, payload)
+        guard let writer else { return Self.write(wsi, payload, kind) }
+        let opcode = switch kind {
+        case LWS_WRITE_PING: ServerFrame.ping
+        case Self.writeClose: ServerFrame.close
+        default: ServerFrame.binary
         }
+        return writer.write(wsi, opcode: opcode, payload)
     }
 
     /// `lws_write` needs `LWS_PRE` writable bytes before the payload.

@@ -101,8 +101,12 @@ final class ServerWebSocket {
 
     /// One `RAW_WRITEABLE`. Returns the callback result (-1 closes the socket).
     func writeNext() -> Int32 {
-        // lws flushes what it buffered of a short write before calling WRITEABLE, so
-        // whatever was written last is with the kernel now.
+        // Whatever the socket did not take comes first; the states below assume what
+        // was written last is with the kernel.
+        if let writer = peer.writer, !writer.isEmpty {
+            guard writer.flush(wsi) else { return -1 }
+            if !writer.isEmpty { return 0 }
+        }
         if case .written = reply { return -1 }
         if case .closing = failure, peer.closeSent {
             failure = .shutDown
@@ -112,32 +116,36 @@ final class ServerWebSocket {
         if case .shutDown = failure { return 0 }
         if let head = handshake {
             handshake = nil
-            guard ServerFrame.writeRaw(wsi, head) else { return -1 }
+            guard write(nil, head) else { return -1 }
             wantWrite()
             return 0
         }
         if case .pending = reply {
             reply = .written
             let payload = peer.peerClose.flatMap { $0.code == 1005 ? nil : [UInt8($0.code >> 8), UInt8($0.code & 0xFF)] } ?? []
-            guard ServerFrame.write(wsi, opcode: ServerFrame.close, payload) else { return -1 }
+            guard write(ServerFrame.close, payload) else { return -1 }
             wantWrite()
             return 0
         }
         if let payload = pong {
             pong = nil
-            guard ServerFrame.write(wsi, opcode: ServerFrame.pong, payload) else { return -1 }
+            guard write(ServerFrame.pong, payload) else { return -1 }
             wantWrite()
             return 0
         }
         if idlePingDue {
             idlePingDue = false
-            guard ServerFrame.write(wsi, opcode: ServerFrame.ping, []) else { return -1 }
+            guard write(ServerFrame.ping, []) else { return -1 }
             if peer.hasPendingWrites { wantWrite() }
             return 0
         }
         let result = peer.writeNext(wsi)
         if case .closing = failure, peer.closeSent { wantWrite() }
         return result
+    }
+
+    private func write(_ opcode: UInt8?, _ payload: [UInt8]) -> Bool {
+        peer.writer?.write(wsi, opcode: opcode, payload) ?? false
     }
 }
 
