@@ -81,6 +81,7 @@ extension Parser {
             guard pos < end else { throw error("unterminated array: expected ']'") }
             items.append(try parseValue(depth: depth))
             try skipBlank()
+            guard pos < end else { throw error("unterminated array: expected ']'") }
             switch peek() {
             case UInt8(ascii: ","):
                 pos += 1
