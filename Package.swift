@@ -18,11 +18,15 @@ let package = Package(
         .library(name: "AccordServer", targets: ["AccordServer"]),
         .library(name: "AccordSync", targets: ["AccordSync"]),
         .library(name: "AccordRecords", targets: ["AccordRecords"]),
+        .library(name: "AccordTOML", targets: ["AccordTOML"]),
         .library(name: "Accord", targets: ["Accord"]),
         .executable(name: "accord", targets: ["accord"]),
         .executable(name: "accord-bench", targets: ["accord-bench"]),
     ],
     targets: [
+        // TOML 1.0 parser and encoder with positions in errors, for models.toml and the CLI.
+        // Toolchain only (no Foundation): the parser works on UTF-8 bytes.
+        .target(name: "AccordTOML", swiftSettings: swiftSettings),
         // Yjs-compatible CRDT engine and wire codecs. Pure Swift, no I/O, toolchain only.
         .target(name: "AccordCRDT", swiftSettings: swiftSettings),
         // C libraries from the system: Debian's -dev packages, Homebrew on macOS.
@@ -76,15 +80,19 @@ let package = Package(
         // Command line: `accord yjs merge|inspect`, `accord serve`, `accord token`, `accord records`.
         // Foundation is fine here (files, stdio, signals).
         .executableTarget(
-            name: "accord", dependencies: ["AccordCRDT", "AccordStore", "AccordServer", "AccordRecords"],
+            name: "accord", dependencies: ["AccordCRDT", "AccordStore", "AccordServer", "AccordRecords", "AccordTOML"],
             swiftSettings: swiftSettings
         ),
         // Benchmarks on the editing traces in shared/traces; JSON lines like scripts/bench_reference.py.
         .executableTarget(
             name: "accord-bench",
-            dependencies: ["AccordCRDT", "AccordStore", "AccordNet", "AccordSync", "AccordRecords", "AccordTesting"],
+            dependencies: [
+                "AccordCRDT", "AccordStore", "AccordNet", "AccordSync", "AccordRecords", "AccordTesting", "AccordTOML",
+            ],
             swiftSettings: swiftSettings
         ),
+        // The parser and encoder against hand-written spec cases and, differentially, Python's tomllib.
+        .testTarget(name: "AccordTOMLTests", dependencies: ["AccordTOML", "AccordTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AccordCRDTTests",
             dependencies: ["AccordCRDT", "AccordTesting"],
@@ -131,7 +139,7 @@ let package = Package(
         // the dependency keeps the CLI module compiled (and checked) with the tests.
         .testTarget(
             name: "AccordCLITests",
-            dependencies: ["AccordCRDT", "AccordStore", "AccordServer", "AccordTesting", "accord"],
+            dependencies: ["AccordCRDT", "AccordStore", "AccordServer", "AccordTesting", "AccordTOML", "accord"],
             swiftSettings: swiftSettings
         ),
     ],

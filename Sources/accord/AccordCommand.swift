@@ -36,6 +36,8 @@ enum AccordCommand {
             try TokenCommand.run(&args, help: help)
         case "records":
             try RecordsCommand.run(&args, help: help)
+        case "toml":
+            try TOMLCommand.run(&args, help: help)
         case let verb?:
             throw usageError("unknown command '\(verb)'")
         }

@@ -13,11 +13,12 @@ enum Usage {
                                                    mint a bearer token for the sync server
           accord records put|query|count|aggregate --store <file> --schema <file> ...
                                                    typed records in a client store
+          accord toml decode|encode                TOML on stdin to tagged JSON on stdout, or back
           accord --help                            this text
           accord --version                         the version
 
-        Run 'accord yjs --help', 'accord serve --help', 'accord token --help' or
-        'accord records --help' for details.
+        Run 'accord yjs --help', 'accord serve --help', 'accord token --help',
+        'accord records --help' or 'accord toml --help' for details.
         \(exitStatuses)
         """
 
@@ -208,12 +209,31 @@ enum Usage {
         \(recordsCommon)\(exitStatuses)
         """
 
+    static let toml = """
+        accord toml: TOML 1.0 documents to and from the tagged JSON of the TOML test suites.
+
+        Usage:
+          accord toml decode < doc.toml
+              Parses the TOML document on stdin and prints it as one line of JSON:
+              tables as objects (keys in document order), arrays as arrays, and each
+              scalar as {"type": T, "value": "<text>"} with T one of string, integer,
+              float (value "inf", "-inf" or "nan" for the specials), bool, datetime,
+              datetime-local, date-local, time-local. Invalid TOML prints
+              'error: MALFORMED_TOML: stdin: line L, column C: <what was expected>'
+              on stderr and exits 1.
+          accord toml encode < doc.json
+              The reverse: reads that tagged JSON on stdin and writes a TOML document
+              that decodes to the same values. Invalid JSON or an unknown type exits 65
+              (MALFORMED_JSON).
+        \(exitStatuses)
+        """
+
     static let exitStatuses = """
 
         Errors go to stderr as 'error: CODE: message'. Exit status: 0 success,
         2 usage (INVALID_ARGUMENT), 65 malformed input (MALFORMED_UPDATE, MALFORMED_JSON;
         for records INVALID_QUERY, INVALID_SCHEMA, UNIQUE_VIOLATION, or INVALID_ARGUMENT
         about a record read from stdin), 74 unreadable or unwritable file (IO_ERROR),
-        1 anything else.
+        1 anything else (invalid TOML for 'accord toml decode': MALFORMED_TOML).
         """
 }
