@@ -66,7 +66,7 @@ let package = Package(
         // Typed records inside documents: schemas, the record layout in a document, filters
         // with one exact semantics (evaluated in memory here, compiled to SQL later).
         .target(
-            name: "AccordRecords", dependencies: ["AccordCRDT", "AccordStore", "AccordSync"],
+            name: "AccordRecords", dependencies: ["AccordCRDT", "AccordStore", "AccordSync", "AccordTOML"],
             swiftSettings: swiftSettings
         ),
         // The module apps import: re-exports the engine, the store and the client, and adds
