@@ -144,7 +144,6 @@ let package = Package(
         .testTarget(
             name: "AccordCodegenTests",
             dependencies: ["AccordCodegen", "AccordRecords", "AccordCRDT", "AccordStore", "AccordSync", "AccordTesting"],
-            exclude: ["Golden"],
             swiftSettings: swiftSettings
         ),
         // The facade as an app uses it, against an in-process server.

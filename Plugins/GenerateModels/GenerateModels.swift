@@ -2,7 +2,7 @@ import Foundation
 import PackagePlugin
 
 /// `swift package generate-models [--target <name>]...`: writes each target's models,
-/// one file per model, into `<target>/Models/Generated/`, for projects that review and
+/// one file per model, into `Models/Generated/` beside the target's schema file, for projects that review and
 /// commit generated code (use this or the build tool plugin on a target, not both: the
 /// types would be declared twice). Only paths are computed here; `accord codegen` does
 /// the work. Foundation is needed only to run it (`Process`).
@@ -17,7 +17,8 @@ struct GenerateModels: CommandPlugin {
         for case let target as SourceModuleTarget in targets {
             guard let schema = target.sourceFiles.first(where: { ["models.toml", "models.json"].contains($0.url.lastPathComponent) })
             else { continue }
-            let folder = target.directoryURL.appending(path: "Models").appending(path: "Generated")
+            // Beside the schema file (usually the target's folder).
+            let folder = schema.url.deletingLastPathComponent().appending(path: "Models").appending(path: "Generated")
             let process = Process()
             process.executableURL = tool
             process.arguments = ["codegen", "-i", schema.url.path, "-o", folder.path]

@@ -65,6 +65,9 @@ public struct SwiftModelGenerator: Sendable {
             writeSchema(model, to: &body)
             body.line("public static let schemaHash: String? = \(SwiftNames.literal(hash))")
             body.line()
+            body.line("/// `Identifiable` by the record id (`Model.id`), nil until a new record is saved.")
+            body.line("public typealias ID = String?")
+            body.line()
             body.line("public var storage: RecordStorage")
             body.line()
             body.line("public init(storage: RecordStorage) { self.storage = storage }")
@@ -97,4 +100,9 @@ public struct SwiftModelGenerator: Sendable {
             body.block("public func encode(to encoder: any Encoder) throws {") { $0.line("try encodeFields(to: encoder)") }
         }
     }
+}
+
+extension SwiftModelGenerator {
+    /// The Swift type a model generates (`tasks` → `Task`, `task_labels` → `TaskLabel`).
+    public static func typeName(_ model: String) -> String { SwiftNames.typeName(model) }
 }

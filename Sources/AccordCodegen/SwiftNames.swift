@@ -19,9 +19,11 @@ enum SwiftNames {
     static func singular(_ word: String) -> String {
         let lower = word.lowercased()
         if lower.hasSuffix("ies"), word.count > 3 { return String(word.dropLast(3)) + "y" }
-        for ending in ["sses", "xes", "zes", "ches", "shes"] where lower.hasSuffix(ending) {
+        for ending in ["sses", "uses", "xes", "zes", "ches", "shes"] where lower.hasSuffix(ending) {
             return String(word.dropLast(2))
         }
+        // `status`, `analysis`: already singular.
+        if lower.hasSuffix("us") || lower.hasSuffix("is") { return word }
         if lower.hasSuffix("s"), !lower.hasSuffix("ss"), word.count > 1 { return String(word.dropLast()) }
         return word
     }

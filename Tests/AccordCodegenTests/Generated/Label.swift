@@ -17,6 +17,9 @@ public struct Label: Model, Codable, Identifiable, Hashable {
     )
     public static let schemaHash: String? = "de6056ee554d46d3ffe6bd1300d61e0a7d5f35df091bad1162dfdd32cc78e559"
 
+    /// `Identifiable` by the record id (`Model.id`), nil until a new record is saved.
+    public typealias ID = String?
+
     public var storage: RecordStorage
 
     public init(storage: RecordStorage) { self.storage = storage }

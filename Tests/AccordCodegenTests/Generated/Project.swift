@@ -24,6 +24,9 @@ public struct Project: Model, Codable, Identifiable, Hashable {
     )
     public static let schemaHash: String? = "9eb8044d83e2fb9cc63669650d9b08e48e194af334f0cfa1475d355340c2f05e"
 
+    /// `Identifiable` by the record id (`Model.id`), nil until a new record is saved.
+    public typealias ID = String?
+
     public var storage: RecordStorage
 
     public init(storage: RecordStorage) { self.storage = storage }

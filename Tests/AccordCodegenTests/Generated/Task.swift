@@ -34,6 +34,9 @@ public struct Task: Model, Codable, Identifiable, Hashable {
     )
     public static let schemaHash: String? = "3827790009ced7eb52a9ad070e7e553ec9bffd5cb66d74a2931777c3c61e52cb"
 
+    /// `Identifiable` by the record id (`Model.id`), nil until a new record is saved.
+    public typealias ID = String?
+
     public var storage: RecordStorage
 
     public init(storage: RecordStorage) { self.storage = storage }

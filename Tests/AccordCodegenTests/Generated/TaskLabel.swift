@@ -19,6 +19,9 @@ public struct TaskLabel: Model, Codable, Identifiable, Hashable {
     )
     public static let schemaHash: String? = "35201f251aa866e6b98537a16d5efe75b53128a23910928a48ecad014000464b"
 
+    /// `Identifiable` by the record id (`Model.id`), nil until a new record is saved.
+    public typealias ID = String?
+
     public var storage: RecordStorage
 
     public init(storage: RecordStorage) { self.storage = storage }
