@@ -26,7 +26,7 @@ public struct SwiftModelGenerator: Sendable {
             let hash = try model.schemaHash
             for line in GeneratedBanner.lines(source: sourceName, hash: hash) { text.line(line) }
             text.line()
-            writeImports(&text)
+            writeImports(for: [model], to: &text)
             text.line()
             write(model, hash: hash, naming: plan, to: &text)
             files.append(GeneratedFile(name: "\(plan.typeName(model.name)).swift", contents: text.text))
@@ -44,7 +44,7 @@ public struct SwiftModelGenerator: Sendable {
         var text = SourceText()
         for line in GeneratedBanner.lines(source: sourceName, hash: hasher.finish().hex) { text.line(line) }
         text.line()
-        writeImports(&text)
+        writeImports(for: models, to: &text)
         for model in models.sorted(by: { plan.typeName($0.name) < plan.typeName($1.name) }) {
             text.line()
             write(model, hash: try model.schemaHash, naming: plan, to: &text)
@@ -52,9 +52,18 @@ public struct SwiftModelGenerator: Sendable {
         return GeneratedFile(name: name, contents: text.text)
     }
 
-    private func writeImports(_ text: inout SourceText) {
-        // `public import`: the generated types are public and use these modules' types.
-        for module in ["AccordCRDT", "AccordRecords", "AccordStore", "Foundation"] { text.line("public import \(module)") }
+    /// `public import` (the generated types are public and show these modules' types)
+    /// of only the modules the code uses, so a package that checks imports has no
+    /// warnings: AccordError is AccordCRDT's (throwing traversals and unique keys),
+    /// DocumentID AccordStore's (unique saves), Date Foundation's.
+    private func writeImports(for models: [ModelSchema], to text: inout SourceText) {
+        let unique = models.contains { !$0.uniqueConstraints.isEmpty || $0.fields.contains(where: \.unique) }
+        let throwing = unique || models.contains { !$0.relationships.isEmpty }
+        let dates = models.contains { $0.fields.contains { $0.type == .date } }
+        if throwing { text.line("public import AccordCRDT") }
+        text.line("public import AccordRecords")
+        if unique { text.line("public import AccordStore") }
+        if dates { text.line("public import Foundation") }
     }
 
     private func write(_ model: ModelSchema, hash: String, naming: ModelNaming, to text: inout SourceText) {

@@ -13,7 +13,7 @@ import Testing
     static let types: [any Model.Type] = [Project.self, Task.self, Label.self, TaskLabel.self]
 
     private func client() async throws -> AccordClient {
-        let client = AccordClient(serverURL: "ws://127.0.0.1:9", store: try DocumentStore(storage: .inMemory())) { "t" }
+        let client = AccordClient(serverURL: "ws://127.0.0.1:9", store: DocumentStore(storage: .inMemory())) { "t" }
         await client.goOffline()
         await client.start()
         try await client.create("inbox", localOnly: true)

@@ -16,7 +16,7 @@ struct EditedNote: Model {
 
 @Suite(.timeLimit(.minutes(1))) struct SchemaHashTests {
     @Test func registeringAModelWhoseSchemaDoesNotMatchItsHashThrowsAndSaysToRerunCodegen() async throws {
-        let client = AccordClient(serverURL: "ws://127.0.0.1:9", store: try DocumentStore(storage: .inMemory())) { "t" }
+        let client = AccordClient(serverURL: "ws://127.0.0.1:9", store: DocumentStore(storage: .inMemory())) { "t" }
         await client.goOffline()
         await client.start()
         do {

@@ -1,5 +1,5 @@
 public import AccordCRDT
-public import AccordStore
+import AccordStore
 
 /// Typed reads along a model's relationships, what generated traversals (`post.author()`,
 /// `author.posts()`, `post.tags(limit:afterCursor:)`) and include helpers

@@ -1,4 +1,4 @@
-public import AccordCRDT
+import AccordCRDT
 
 extension Model {
     /// Refuses a generated model whose ``schema`` no longer hashes to the

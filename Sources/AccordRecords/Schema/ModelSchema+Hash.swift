@@ -1,4 +1,4 @@
-public import AccordCRDT
+import AccordCRDT
 import AccordStore
 
 extension ModelSchema {

@@ -4,7 +4,6 @@
 public import AccordCRDT
 public import AccordRecords
 public import AccordStore
-public import Foundation
 
 /// A record of model `labels`.
 public struct Label: Model, Codable, Identifiable, Hashable {
