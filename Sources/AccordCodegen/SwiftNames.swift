@@ -91,6 +91,6 @@ enum SwiftNames {
         "storage", "document", "schema", "schemaHash", "init", "save", "delete", "find", "findAll", "query", "queryOne",
         "queryPaged", "count", "aggregate", "subscribe", "findByUnique", "upsertByUnique", "discardChanges",
         "markAllChanged", "referenced", "traverse", "traverseAll", "related", "encodeFields", "decodeFields", "encode",
-        "boundRecords", "hashValue", "hash", "Field", "UniqueField", "UniqueConstraintName", "UniqueKey",
+        "boundRecords", "hashValue", "hash", "ID", "Field", "UniqueField", "UniqueConstraintName", "UniqueKey",
     ]
 }
