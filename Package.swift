@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "AccordServer", targets: ["AccordServer"]),
         .library(name: "AccordSync", targets: ["AccordSync"]),
         .library(name: "AccordRecords", targets: ["AccordRecords"]),
+        .library(name: "AccordTOML", targets: ["AccordTOML"]),
         .library(name: "Accord", targets: ["Accord"]),
         .executable(name: "accord", targets: ["accord"]),
         .executable(name: "accord-bench", targets: ["accord-bench"]),
@@ -26,6 +27,9 @@ let package = Package(
         .plugin(name: "GenerateModels", targets: ["GenerateModels"]),
     ],
     targets: [
+        // TOML 1.0 parser and encoder with positions in errors, for models.toml and the CLI.
+        // Toolchain only (no Foundation): the parser works on UTF-8 bytes.
+        .target(name: "AccordTOML", swiftSettings: swiftSettings),
         // Yjs-compatible CRDT engine and wire codecs. Pure Swift, no I/O, toolchain only.
         .target(name: "AccordCRDT", swiftSettings: swiftSettings),
         // C libraries from the system: Debian's -dev packages, Homebrew on macOS.
@@ -65,7 +69,7 @@ let package = Package(
         // Typed records inside documents: schemas, the record layout in a document, filters
         // with one exact semantics (evaluated in memory here, compiled to SQL later).
         .target(
-            name: "AccordRecords", dependencies: ["AccordCRDT", "AccordStore", "AccordSync"],
+            name: "AccordRecords", dependencies: ["AccordCRDT", "AccordStore", "AccordSync", "AccordTOML"],
             swiftSettings: swiftSettings
         ),
         // The module apps import: re-exports the engine, the store and the client, and adds
@@ -93,15 +97,21 @@ let package = Package(
         // Command line: `accord yjs merge|inspect`, `accord serve`, `accord token`, `accord records`.
         // Foundation is fine here (files, stdio, signals).
         .executableTarget(
-            name: "accord", dependencies: ["AccordCRDT", "AccordStore", "AccordServer", "AccordRecords", "AccordCodegen"],
+            name: "accord",
+            dependencies: ["AccordCRDT", "AccordStore", "AccordServer", "AccordRecords", "AccordTOML", "AccordCodegen"],
             swiftSettings: swiftSettings
         ),
         // Benchmarks on the editing traces in shared/traces; JSON lines like scripts/bench_reference.py.
         .executableTarget(
             name: "accord-bench",
-            dependencies: ["AccordCRDT", "AccordStore", "AccordNet", "AccordSync", "AccordTesting", "AccordRecords", "AccordCodegen"],
+            dependencies: [
+                "AccordCRDT", "AccordStore", "AccordNet", "AccordSync", "AccordRecords", "AccordTesting", "AccordTOML",
+                "AccordCodegen",
+            ],
             swiftSettings: swiftSettings
         ),
+        // The parser and encoder against hand-written spec cases and, differentially, Python's tomllib.
+        .testTarget(name: "AccordTOMLTests", dependencies: ["AccordTOML", "AccordTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AccordCRDTTests",
             dependencies: ["AccordCRDT", "AccordTesting"],
@@ -155,7 +165,7 @@ let package = Package(
         // the dependency keeps the CLI module compiled (and checked) with the tests.
         .testTarget(
             name: "AccordCLITests",
-            dependencies: ["AccordCRDT", "AccordStore", "AccordServer", "AccordTesting", "accord"],
+            dependencies: ["AccordCRDT", "AccordStore", "AccordServer", "AccordTesting", "AccordTOML", "accord"],
             swiftSettings: swiftSettings
         ),
     ],

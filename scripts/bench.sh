@@ -12,9 +12,16 @@
 #   LORO_SAMPLES    replay samples for loro (default 5)
 #   BENCH_STORE     1 (default) also runs `accord-bench store` on automerge-paper in
 #                   .build/bench/store (the document and blob stores; Accord only)
+#   BENCH_RECORDS   1 (default) also runs `accord-bench records`: the records layer (AccordRecords
+#                   through an offline AccordClient) on a 100,000-task document beside a
+#                   hand-written SQLite schema, in .build/bench/records (about a minute);
+#                   BENCH_RECORDS_ARGS adds options (e.g. --quick)
 #   BENCH_SERVER    1 (default) also runs `accord-bench server --target both`: accord serve
 #                   and the pycrdt-websocket server under the same load (a few minutes);
 #                   BENCH_SERVER_ARGS adds options (e.g. --quick)
+#   BENCH_TOML      1 (default) also runs `accord-bench toml`: AccordTOML and Python's
+#                   tomllib parsing the same two 1 MB documents (models.toml-like and
+#                   mixed), in .build/bench/toml
 #   BENCH_CLIENT    1 (default) also runs `accord-bench client`: AccordClient against
 #                   accord serve (edit-to-remote latency with 2 and 50 clients, opening a
 #                   cached document, catching up 10,000 offline edits; about a minute);
@@ -74,6 +81,23 @@ if has accord && [[ "${BENCH_STORE:-1}" == 1 ]]; then
 fi
 
 "$PY" scripts/bench_table.py table "$RESULTS" | tee "$OUT/results.md"
+
+if has accord && [[ "${BENCH_RECORDS:-1}" == 1 ]]; then
+    mkdir -p "$OUT/records"
+    echo "bench.sh: accord-bench records ${BENCH_RECORDS_ARGS:-}" >&2
+    "$BIN" records --dir "$OUT/records" ${BENCH_RECORDS_ARGS:-} >"$OUT/records.jsonl" || die "accord-bench records failed"
+    "$PY" scripts/bench_table.py records-table "$OUT/records.jsonl" | tee -a "$OUT/results.md"
+fi
+
+if has accord && [[ "${BENCH_TOML:-1}" == 1 ]]; then
+    echo "bench.sh: accord-bench toml (AccordTOML and tomllib on the same files)" >&2
+    "$BIN" toml --dir "$OUT/toml" --python "$PY" >"$OUT/toml.jsonl" || die "accord-bench toml failed"
+    {
+        echo
+        echo "TOML parse (MB/s; speedup = tomllib median / AccordTOML median):"
+        cat "$OUT/toml.jsonl"
+    } | tee -a "$OUT/results.md"
+fi
 
 if has accord && [[ "${BENCH_SERVER:-1}" == 1 ]]; then
     echo "bench.sh: swift build -c release --product accord (the server under test)" >&2

@@ -10,6 +10,11 @@
       The `accord-bench client` lines: one row per case with p50, p99 and median ms,
       the sample count and the case's extra figures (target, other client).
 
+  bench_table.py records-table RECORDS.jsonl
+      The `accord-bench records` lines: one row per measurement with its unit, Accord's
+      figure, the hand-written SQLite figure and their ratio (records index / SQLite),
+      and the issue's target where there is one.
+
   bench_table.py table RESULTS.jsonl
       Prints one Markdown section per trace: a table of median ms (columns accord,
       pycrdt, loro, and the ratios reference/accord; > 1 means Accord is faster) and a
@@ -206,6 +211,39 @@ def client_table(path: str) -> int:
     return 0
 
 
+def fmt_unit(v, unit):
+    if v is None:
+        return "—"
+    if unit == "bytes":
+        return fmt_bytes(int(v))
+    if unit == "records/s":
+        return f"{v:,.0f}"
+    return fmt_ms(v)
+
+
+def records_table(path: str) -> int:
+    """The `accord-bench records` lines: each figure in its own unit, beside hand-written SQLite."""
+    recs = list(read_records(path))
+    if not recs:
+        print(f"bench_table: {path} has no records results", file=sys.stderr)
+        return 1
+    print("### records (AccordRecords through an offline AccordClient vs a hand-written SQLite schema)\n")
+    print("| measurement | unit | accord | hand-written SQLite | accord/SQLite | target | met |")
+    print("| --- | --- | ---: | ---: | ---: | --- | --- |")
+    for r in recs:
+        unit = r.get("unit", "")
+        ratio = r.get("ratio_vs_sqlite")
+        met = {True: "yes", False: "**no**"}.get(r.get("target_met"), "")
+        print(f"| {r['name']} | {unit} | {fmt_unit(r.get('value'), unit)} | {fmt_unit(r.get('sqlite_value'), unit)} "
+              f"| {f'{ratio:.2f}×' if ratio is not None else '—'} | {r.get('target', '')} | {met} |")
+    print("\nnotes:\n")
+    for r in recs:
+        if r.get("note"):
+            print(f"- {r['name']}: {r['note']}")
+    print()
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description="benchmark JSON-lines helpers")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -218,6 +256,8 @@ def main() -> int:
     st.add_argument("results")
     ct = sub.add_parser("client-table")
     ct.add_argument("results")
+    rt = sub.add_parser("records-table")
+    rt.add_argument("results")
     args = ap.parse_args()
     if args.cmd == "annotate":
         return annotate(args.engine, args.trace)
@@ -225,6 +265,8 @@ def main() -> int:
         return server_table(args.results)
     if args.cmd == "client-table":
         return client_table(args.results)
+    if args.cmd == "records-table":
+        return records_table(args.results)
     return table(args.results)
 
 

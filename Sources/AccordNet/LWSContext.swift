@@ -14,20 +14,11 @@ final class LWSContext {
     let listenPort: Int?
     private let protocols: UnsafeMutablePointer<lws_protocols>
     private let strings: [UnsafeMutablePointer<CChar>]
-    /// lws keeps a pointer to the idle policy for the vhost's lifetime.
-    private let retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>?
 
     /// - Parameters:
     ///   - listen: host and port to listen on; nil for a client-only context.
-    ///   - idle: when to ping a silent connection and when to drop it.
-    ///   - maxHeaderBytes: for a listening context, the largest request head lws must
-    ///     hold when it re-reads a WebSocket upgrade handed over by `HTTPFront`.
     ///   - user: returned by `lws_context_user`; `accordLWSCallback` finds its handler through it.
-    init(
-        listen: (host: String, port: Int)?, idle: IdlePolicy? = nil, maxHeaderBytes: Int = 16 << 10,
-        user: UnsafeMutableRawPointer
-    )
-        throws(NetError)
+    init(listen: (host: String, port: Int)?, user: UnsafeMutableRawPointer) throws(NetError)
     {
         LWSContext.quietLogs
         var strings: [UnsafeMutablePointer<CChar>] = []
@@ -50,8 +41,6 @@ final class LWSContext {
         info.options = accord_lws_option_explicit_vhosts()
         info.user = user
         info.gid = -1
-        // lws' default header space is 4 KB: an upgrade with a long token was a bare close.
-        info.max_http_header_data2 = UInt32(clamping: maxHeaderBytes + 1024)
         info.uid = -1
         guard let context = lws_create_context(&info) else {
             protocols.deallocate()
@@ -64,22 +53,14 @@ final class LWSContext {
         vhostInfo.vhost_name = UnsafePointer(keep("accord"))
         vhostInfo.connect_timeout_secs = 10
         vhostInfo.timeout_secs = 10
-        var retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>?
-        if let idle {
-            let policy = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
-            policy.initialize(to: lws_retry_bo_t())
-            policy.pointee.secs_since_valid_ping = idle.pingAfterSeconds
-            policy.pointee.secs_since_valid_hangup = idle.hangUpAfterSeconds
-            vhostInfo.retry_and_idle_policy = UnsafePointer(policy)
-            retryPolicy = policy
-        }
         if let listen {
             vhostInfo.port = Int32(listen.port)
             if !listen.host.isEmpty, listen.host != "0.0.0.0", listen.host != "::" {
                 vhostInfo.iface = UnsafePointer(keep(listen.host))
             }
-            // Every accepted socket starts as a raw socket: HTTPFront reads the request
-            // bytes itself (lws' HTTP parser rewrites paths) and hands upgrades back to lws.
+            // Every accepted socket is a raw socket for life: HTTPFront reads the request
+            // bytes itself (lws' HTTP parser rewrites paths) and ServerWebSocket frames
+            // upgraded connections (lws 4.1 does not check client frames' mask bit).
             vhostInfo.options |= accord_lws_option_adopt_listen_accept_config()
             vhostInfo.listen_accept_role = UnsafePointer(keep("raw-skt"))
             vhostInfo.listen_accept_protocol = UnsafePointer(keep("accord"))
@@ -93,7 +74,6 @@ final class LWSContext {
         }
         guard let vhost = lws_create_vhost(context, &vhostInfo) else {
             lws_context_destroy(context)
-            retryPolicy?.deallocate()
             protocols.deallocate()
             strings.forEach { free($0) }
             let target = listen.map { "\($0.host):\($0.port)" } ?? "client"
@@ -102,7 +82,6 @@ final class LWSContext {
         self.pointer = context
         self.protocols = protocols
         self.strings = strings
-        self.retryPolicy = retryPolicy
         self.listenPort = listen == nil ? nil : Int(lws_get_vhost_listen_port(vhost))
     }
 
@@ -110,7 +89,6 @@ final class LWSContext {
         lws_context_destroy(pointer)
         protocols.deinitialize(count: 2)
         protocols.deallocate()
-        retryPolicy?.deallocate()
         strings.forEach { free($0) }
     }
 
@@ -120,23 +98,12 @@ final class LWSContext {
     }
 
     /// lws logs notices to stderr by default; keep errors only. Runs once.
-    /// lws 4.1 logs two debugging lines at error level on every
-    /// `lws_adopt_socket_vhost_readbuf` ("calling service"), which HTTPFront calls once
-    /// per WebSocket: those are dropped so real errors stay visible.
     private static let quietLogs: Void = {
         lws_set_log_level(LLL_ERR) { _, line in
             guard let line else { return }
-            if strstr(line, "adopt_socket_readbuf") != nil { return }
             _ = write(2, line, strlen(line))  // stderr, unbuffered like lws' own emitter
         }
     }()
-}
-
-/// When lws pings a connection that has been silent (no valid frame or pong), and when
-/// it gives up on it and closes it. Counts restart on any valid traffic.
-struct IdlePolicy: Sendable {
-    var pingAfterSeconds: UInt16
-    var hangUpAfterSeconds: UInt16
 }
 
 /// Service-thread state: it must never cross threads.

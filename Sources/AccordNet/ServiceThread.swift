@@ -61,9 +61,8 @@ final class ServiceThread: @unchecked Sendable {
     /// The bound port (listening contexts only).
     let listenPort: Int?
 
-    init(listen: (host: String, port: Int)?, idle: IdlePolicy? = nil, maxHeaderBytes: Int = 16 << 10) throws(NetError) {
-        let context = try LWSContext(
-            listen: listen, idle: idle, maxHeaderBytes: maxHeaderBytes, user: Unmanaged.passUnretained(box).toOpaque())
+    init(listen: (host: String, port: Int)?) throws(NetError) {
+        let context = try LWSContext(listen: listen, user: Unmanaged.passUnretained(box).toOpaque())
         self.context = context
         self.contextPointer = context.pointer
         self.listenPort = context.listenPort

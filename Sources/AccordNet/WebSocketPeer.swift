@@ -31,6 +31,7 @@ struct OutboundAccount {
 /// Reassembly and write queue of one WebSocket connection, server or client side.
 /// Service thread only.
 final class WebSocketPeer {
+
     private var incoming: [UInt8] = []
     private var incomingTooLarge = false
     private var incomingOverBudget = false
@@ -51,11 +52,18 @@ final class WebSocketPeer {
     /// Server side: after our close frame, wait this long for the peer's close reply
     /// before the socket is closed (see ``writeClose(_:_:)``). Nil: lws closes at once.
     let closeReplyTimeoutSeconds: Int32?
+    /// Server connections frame and write their bytes themselves (`ServerWebSocket`);
+    /// nil: lws' WebSocket role does (clients).
+    let writer: SocketWriter?
 
-    init(maxMessageSize: Int, account: OutboundAccount? = nil, closeReplyTimeoutSeconds: Int32? = nil) {
+    init(
+        maxMessageSize: Int, account: OutboundAccount? = nil, closeReplyTimeoutSeconds: Int32? = nil,
+        writer: SocketWriter? = nil
+    ) {
         self.maxMessageSize = maxMessageSize
         self.account = account
         self.closeReplyTimeoutSeconds = closeReplyTimeoutSeconds
+        self.writer = writer
     }
 
     var hasPendingWrites: Bool {
@@ -75,10 +83,22 @@ final class WebSocketPeer {
     /// that does not read to take them is what the limit prevents), then closes.
     /// A frame lws already holds in part stays counted until the wsi goes.
     func abandonQueue(closeCode code: UInt16, reason: String) {
+        dropQueue()
+        requestClose(code: code, reason: reason)
+    }
+
+    /// Settles and forgets every queued frame (a closing connection sends none of them).
+    func dropQueue() {
         while outgoingHead < outgoing.count {
             account?.settle(takeNext())
         }
-        requestClose(code: code, reason: reason)
+    }
+
+    /// Failing the connection (a protocol error): the queue is dropped and this close
+    /// replaces any the application asked for, unless that one already went out.
+    func fail(code: UInt16, reason: String) {
+        dropQueue()
+        if !closeSent { closeRequest = (code, reason) }
     }
 
     func requestClose(code: UInt16, reason: String) {
@@ -102,7 +122,17 @@ final class WebSocketPeer {
     func receive(
         _ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int, allowance: Int = .max
     ) -> Received {
-        if lws_is_first_fragment(wsi) != 0 {
+        receive(
+            UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length),
+            first: lws_is_first_fragment(wsi) != 0,
+            last: lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0, allowance: allowance)
+    }
+
+    /// One piece of a message: `first` starts it, `last` ends it (server connections
+    /// get these from `WebSocketFrameParser`, clients from lws).
+    func receive(_ piece: UnsafeRawBufferPointer, first: Bool, last: Bool, allowance: Int = .max) -> Received {
+        let length = piece.count
+        if first {
             incoming.removeAll(keepingCapacity: true)
             incomingTooLarge = false
             incomingOverBudget = false
@@ -112,12 +142,10 @@ final class WebSocketPeer {
             incomingOverBudget = true
             incoming = []  // give the budget back now, not when the message ends
         }
-        if !incomingTooLarge, !incomingOverBudget, let input, length > 0 {
-            incoming.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+        if !incomingTooLarge, !incomingOverBudget, length > 0 {
+            incoming.append(contentsOf: piece)
         }
-        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else {
-            return .partial
-        }
+        guard last else { return .partial }
         if incomingTooLarge || incomingOverBudget {
             incoming = []
             return incomingTooLarge ? .tooLarge : .overBudget
@@ -138,6 +166,11 @@ final class WebSocketPeer {
         peerClose = (code, String(decoding: bytes[2...], as: UTF8.self))
     }
 
+    /// The peer's close frame, parsed by `WebSocketFrameParser` (nil code: none sent).
+    func peerClosed(code: UInt16?, reason: String) {
+        peerClose = (code ?? 1005, reason)
+    }
+
     /// The close to report when the connection ends: ours when we closed first (the
     /// peer's reply echoes it at best), else the peer's, else 1006 (no close frame).
     var finalClose: (code: UInt16, reason: String) {
@@ -151,6 +184,12 @@ final class WebSocketPeer {
         // lws drains what it buffered of a short write before it calls WRITEABLE again
         // (lws_partial_buffered is "never set at the start of a writeable callback"),
         // so the frame in flight has reached the kernel by now.
+        // Our own writer keeps its rest itself: the frame in flight is settled once
+        // the writer is empty.
+        if let writer, !writer.isEmpty {
+            guard writer.flush(wsi) else { return -1 }
+            if !writer.isEmpty { return 0 }
+        }
         if let frame = inFlight {
             account?.settle(frame)
             inFlight = nil
@@ -159,13 +198,13 @@ final class WebSocketPeer {
             let queued = takeNext()
             let ok: Bool
             switch queued.frame {
-            case .binary(let payload): ok = Self.write(wsi, payload, LWS_WRITE_BINARY)
-            case .ping(let payload): ok = Self.write(wsi, payload, LWS_WRITE_PING)
+            case .binary(let payload): ok = write(wsi, payload, LWS_WRITE_BINARY)
+            case .ping(let payload): ok = write(wsi, payload, LWS_WRITE_PING)
             }
             guard ok else { return -1 }
             // lws reports a short write as complete and keeps the rest in its own buffer:
             // that copy counts until the next WRITEABLE says it is flushed.
-            if lws_partial_buffered(wsi) != 0 {
+            if writer.map({ !$0.isEmpty }) ?? (lws_partial_buffered(wsi) != 0) {
                 inFlight = queued
             } else {
                 account?.settle(queued)
@@ -213,7 +252,7 @@ final class WebSocketPeer {
     /// Waiting for the reply reads (and drops) everything the client sent before it.
     private func writeClose(_ wsi: OpaquePointer, _ close: (code: UInt16, reason: String)) -> Int32 {
         let payload = [UInt8(close.code >> 8), UInt8(close.code & 0xff)] + Array(close.reason.utf8.prefix(123))
-        guard Self.write(wsi, payload, Self.writeClose) else { return -1 }
+        guard write(wsi, payload, Self.writeClose) else { return -1 }
         closeSent = true
         // lws closes the connection when the timeout passes (its CLOSED callback follows).
         lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, closeReplyTimeoutSeconds ?? 0)
@@ -225,6 +264,17 @@ final class WebSocketPeer {
     /// lws_close_reason()" in the public enum), but the value is the one its own close
     /// path passes to `lws_write`, unchanged since lws 2.
     private static let writeClose = lws_write_protocol(rawValue: 4)
+
+    /// One frame of `kind`: framed by lws, or by us on a raw socket.
+    private func write(_ wsi: OpaquePointer, _ payload: [UInt8], _ kind: lws_write_protocol) -> Bool {
+        guard let writer else { return Self.write(wsi, payload, kind) }
+        let opcode = switch kind {
+        case LWS_WRITE_PING: ServerFrame.ping
+        case Self.writeClose: ServerFrame.close
+        default: ServerFrame.binary
+        }
+        return writer.write(wsi, opcode: opcode, payload)
+    }
 
     /// `lws_write` needs `LWS_PRE` writable bytes before the payload.
     private static func write(_ wsi: OpaquePointer, _ payload: [UInt8], _ kind: lws_write_protocol) -> Bool {

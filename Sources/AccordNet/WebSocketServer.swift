@@ -130,14 +130,7 @@ public final class WebSocketServer: Sendable {
 
     /// Binds and starts serving. Throws `NetError.Code.listenFailed` if it cannot bind.
     public init(_ configuration: Configuration) throws(NetError) {
-        var idle: IdlePolicy?
-        if configuration.pingAfterSeconds != nil || configuration.hangUpAfterSeconds != nil {
-            idle = IdlePolicy(
-                pingAfterSeconds: UInt16(clamping: configuration.pingAfterSeconds ?? 0),
-                hangUpAfterSeconds: UInt16(clamping: configuration.hangUpAfterSeconds ?? 0))
-        }
-        let thread = try ServiceThread(
-            listen: (configuration.host, configuration.port), idle: idle, maxHeaderBytes: configuration.maxHeaderBytes)
+        let thread = try ServiceThread(listen: (configuration.host, configuration.port))
         let ledger = OutboundLedger(limit: configuration.maxQueuedBytes)
         let core = ServerCore(
             configuration: configuration, mailbox: Mailbox(thread: thread), ledger: ledger, openCount: openCount)

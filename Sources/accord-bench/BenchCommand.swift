@@ -52,6 +52,16 @@ enum BenchCommand {
               10,000 offline edits until it is synced and acknowledged). --quick takes
               fewer samples.
 
+        \(RecordsBenchmark.usage)
+
+          accord-bench toml [--samples N] [--dir DIR] [--python PATH]
+              Parses two generated 1 MB TOML documents with AccordTOML (models.toml: many
+              [models.x.fields.y] tables of small keys; mixed.toml: every value type), one
+              JSON line each with mb_per_s, then times Python's tomllib on the same files
+              (scripts/toml_bench.py, run from the repository root) and prints
+              toml_parse_speedup lines (times_faster_than_tomllib). The files are written
+              to DIR (default: the system temporary directory).
+
         Options of server:
           --accord PATH          the accord binary (default: next to accord-bench)
           --python PATH          python with pycrdt-websocket (default .venv/bin/python)
@@ -104,6 +114,10 @@ enum BenchCommand {
         case "codegen":
             try CodegenBenchmark.parse(rest).run()
             return 0
+        case "records":
+            return try RecordsBenchmark.parse(rest).run()
+        case "toml":
+            return try parseTOML(rest).run()
         case "_resident":
             // Child process of resident_doc: _resident <update file> <expected UTF-16 length>.
             #if os(Linux)
@@ -115,6 +129,20 @@ enum BenchCommand {
         default:
             throw BenchFailure.usage("unknown command '\(verb)'")
         }
+    }
+
+    static func parseTOML(_ args: [String]) throws(BenchFailure) -> TOMLBenchmark {
+        var bench = TOMLBenchmark()
+        var words = BenchArguments(args)
+        while let arg = words.next() {
+            switch arg {
+            case "--samples": bench.samples = try words.count(arg)
+            case "--dir": bench.directory = try words.value(arg)
+            case "--python": bench.python = try words.value(arg)
+            default: throw BenchFailure.usage("unexpected argument '\(arg)'")
+            }
+        }
+        return bench
     }
 
     static func parseStore(_ args: [String]) throws(BenchFailure) -> StoreBenchmark {

@@ -15,9 +15,15 @@ struct ServerUnderTest: Sendable {
 
     /// `accord serve --dev` (the `accord` binary next to `accord-bench` unless given).
     /// It prints `listening <port>` and `dev token: <token>`; rooms are
-    /// `/v1/sync/<doc>?token=<token>`.
+    /// `/v1/sync/<doc>?token=<token>`. The load comes from one address and one user
+    /// (the dev token), so the per-address and per-user caps that guard a public
+    /// server are lifted: they would refuse the 65th connection of the benchmark.
     static func accord(binary: String) -> ServerUnderTest {
-        ServerUnderTest(kind: .accord, command: [binary, "serve", "--dev", "--host", "127.0.0.1", "--port", "0"])
+        ServerUnderTest(kind: .accord, command: [
+            binary, "serve", "--dev", "--host", "127.0.0.1", "--port", "0",
+            "--max-connections-per-address", "0", "--max-connections-per-user", "1000000",
+            "--max-documents-per-user-per-hour", "1000000000",
+        ])
     }
 
     /// scripts/pycrdt_ws_server.py (pycrdt-websocket behind Hypercorn) with its SQLite

@@ -39,6 +39,8 @@ enum AccordCommand {
         case "codegen":
             guard !help else { return Output.print(Usage.codegen) }
             try CodegenCommand.run(&args)
+        case "toml":
+            try TOMLCommand.run(&args, help: help)
         case let verb?:
             throw usageError("unknown command '\(verb)'")
         }

@@ -35,6 +35,9 @@ enum ExitStatus {
     /// error, not a usage error: the library uses one code for a bad argument and a bad
     /// value, and only the CLI knows whether the value came from the command line.
     static func forError(_ error: AccordError) -> Int32 {
+        // Invalid TOML exits 1, as TOML conformance harnesses (toml-test) expect of a
+        // decoder, even though it arrived on stdin like other data errors.
+        if error.code == .malformedTOML { return other }
         if error.code == .invalidArgument, error.details["input"] != nil { return dataError }
         return forCode(error.code)
     }

@@ -1,4 +1,5 @@
 import AccordCodegen
+import AccordCRDT
 import AccordRecords
 import Foundation
 import Testing
@@ -14,7 +15,7 @@ import Testing
         for file in files {
             let golden = try String(contentsOf: CodegenFixture.generatedFolder.appendingPathComponent(file.name), encoding: .utf8)
             // On a mismatch, regenerate with:
-            //   accord codegen -i Examples/TasksApp/Sources/TasksApp/models.json -o Tests/AccordCodegenTests/Generated
+            //   accord codegen -i Examples/TasksApp/Sources/TasksApp/models.toml -o Tests/AccordCodegenTests/Generated
             #expect(file.contents == golden, "\(file.name) differs from the golden copy")
         }
     }
@@ -51,6 +52,15 @@ import Testing
             #"/// `status`: string, default "todo"."#,
             #"get { storage.string("status") ?? "todo" }"#,
         ])
+    }
+
+    @Test func theJSONFormOfTheSchemaGeneratesTheSameModels() throws {
+        let models = try CodegenFixture.models()
+        let folder = try ScratchFolder()
+        try folder.write(AnyValue.object(["models": .array(models.map(\.json))]).jsonText, to: "models.json")
+        let fromJSON = try SchemaLoader.loadSchema(path: folder.path + "/models.json")
+        #expect(fromJSON == models)
+        #expect(try CodegenFixture.generated(fromJSON) == CodegenFixture.generated(models))
     }
 
     @Test func theSingleFileFormHoldsEveryModelOnceWithOneBanner() throws {

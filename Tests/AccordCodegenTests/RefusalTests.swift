@@ -63,10 +63,32 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: output.path) == ["Old.swift"])
     }
 
-    @Test func tomlSchemasAreRefusedUntilAccordTOMLLands() throws {
-        let error = try #require(throws: AccordError.self) { try SchemaLoader.loadSchema(path: "/nonexistent/models.toml") }
+    @Test func tomlRefusalsNameTheBlockAndPositionAndWriteNothing() throws {
+        let folder = try ScratchFolder()
+        try folder.write("[models.tasks.fields.type]\ntype = \"string\"\n", to: "reserved.toml")
+        try folder.write("[models.tasks.fields.title]\ntype = \"text\"\n", to: "unknown.toml")
+        try folder.write("[models.tasks\n", to: "broken.toml")
+        for name in ["reserved.toml", "unknown.toml", "broken.toml"] {
+            let error = try #require(throws: AccordError.self) { try SchemaLoader.loadSchema(path: folder.path + "/" + name) }
+            #expect(error.message.hasPrefix(folder.path + "/" + name + ": "))
+            #expect(error.details["file"] == folder.path + "/" + name)
+            switch name {
+            case "reserved.toml": #expect(error.code == .reservedFieldName)
+            case "unknown.toml":
+                #expect(error.code == .invalidSchema)
+                #expect(error.message.contains("[models.tasks.fields.title]"))
+                #expect(error.message.contains("unknown type \"text\""))
+            default:
+                #expect(error.code == .invalidSchema)
+                #expect(error.details["line"] == "1")
+            }
+        }
+    }
+
+    @Test func otherExtensionsAreRefused() throws {
+        let error = try #require(throws: AccordError.self) { try SchemaLoader.loadSchema(path: "/nonexistent/models.yaml") }
         #expect(error.code == .invalidArgument)
-        #expect(error.message.contains("TOML schemas need AccordTOML"))
+        #expect(error.message == "/nonexistent/models.yaml: unknown schema file type (expected .toml or .json)")
     }
 
     @Test func handWrittenFilesSurviveAndStaleGeneratedFilesAreRemoved() throws {

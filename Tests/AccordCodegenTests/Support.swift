@@ -8,13 +8,13 @@ import Foundation
 enum CodegenFixture {
     static let testsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     static let generatedFolder = testsFolder.appendingPathComponent("Generated")
-    static let exampleSchema = testsFolder.appendingPathComponent("../../Examples/TasksApp/Sources/TasksApp/models.json")
+    static let exampleSchema = testsFolder.appendingPathComponent("../../Examples/TasksApp/Sources/TasksApp/models.toml")
         .standardizedFileURL
 
     static func models() throws -> [ModelSchema] { try SchemaLoader.loadSchema(path: exampleSchema.path) }
 
     static func generated(_ models: [ModelSchema]) throws -> [GeneratedFile] {
-        try SwiftModelGenerator(sourceName: "models.json").files(for: models)
+        try SwiftModelGenerator(sourceName: "models.toml").files(for: models)
     }
 }
 

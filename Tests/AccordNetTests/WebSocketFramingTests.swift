@@ -1,3 +1,4 @@
+import AccordTesting
 import Foundation
 import Testing
 
@@ -81,27 +82,91 @@ struct WebSocketFramingTests {
         await server.stop()
     }
 
-    /// RFC 6455 §5.1. lws 4.1 parses the mask bit and then ignores it, and AccordNet
-    /// never sees the raw frame after the upgrade; lws 5.0 closes with 1002 ("client
-    /// unmasked", upstream commit cae06c63a). Known issue until the system lws is 5.x.
+    /// RFC 6455 §5.1: "The server MUST close the connection upon receiving a frame
+    /// that is not masked" (1002). lws 4.1 never checks the mask bit, so the server
+    /// frames its WebSockets itself (`ServerWebSocket`).
     @Test func unmaskedClientFrameClosesWith1002() async throws {
         let log = EventLog<WebSocketServerEvent>()
         let server = try Self.echoServer(log: log)
-        let port = server.port
-        let reply = try await onThread { () -> RawReply in
+        let reply = try await Self.afterUpgrade(port: server.port, WebSocketHandshake.frame(Array("plain".utf8), masked: false))
+        #expect(WebSocketBytes.frames(in: reply.bytes).first?.closeCode == 1002, "got \(reply.bytes.prefix(16))")
+        #expect(reply.closed, "our side shuts down after the close frame")
+        #expect(log.all.compactMap(\.message).isEmpty, "an unmasked frame is never delivered")
+        await server.stop()
+    }
+
+    /// The other protocol errors of RFC 6455 §5 each fail the connection with 1002,
+    /// after the good message before them was delivered. Failing drops what was queued
+    /// (§7.1.7: no further data is sent), so its echo may or may not go out first.
+    @Test(arguments: [
+        ("RSV1 set (no extension agreed)", [0xC2, 0x80, 0, 0, 0, 0]),
+        ("RSV3 set", [0x92, 0x80, 0, 0, 0, 0]),
+        ("unknown data opcode 3", WebSocketBytes.frame(opcode: 0x3, [1])),
+        ("unknown control opcode 0xB", WebSocketBytes.frame(opcode: 0xB, [])),
+        ("ping over 125 bytes", WebSocketBytes.frame(opcode: 0x9, [UInt8](repeating: 7, count: 126))),
+        ("fragmented ping", WebSocketBytes.frame(opcode: 0x9, [1], final: false)),
+        ("continuation without a start", WebSocketBytes.frame(opcode: 0x0, [1])),
+        ("new message inside a fragmented one",
+         WebSocketBytes.frame([1], final: false) + WebSocketBytes.frame([2])),
+        ("64-bit length with the top bit set", [0x82, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4]),
+        ("close with a one-byte payload", WebSocketBytes.frame(opcode: 0x8, [3])),
+        ("close with a reserved code (1005)", WebSocketBytes.frame(opcode: 0x8, [0x03, 0xED])),
+    ] as [(String, [UInt8])])
+    func protocolErrorClosesWith1002(_ name: String, _ bad: [UInt8]) async throws {
+        let log = EventLog<WebSocketServerEvent>()
+        let server = try Self.echoServer(log: log)
+        let good = WebSocketHandshake.frame(Array("ok".utf8))
+        let reply = try await Self.afterUpgrade(port: server.port, good + bad + WebSocketHandshake.frame(Array("late".utf8)))
+        let frames = WebSocketBytes.frames(in: reply.bytes)
+        #expect(frames.dropLast().allSatisfy { $0.payload == Array("ok".utf8) }, "\(name): only the good echo before the close")
+        #expect(frames.last?.closeCode == 1002, "\(name): got \(frames.map(\.opcode))")
+        #expect(reply.closed, "\(name)")
+        let code = try await log.wait("\(name): closed", timeout: .seconds(5)) { $0.lazy.compactMap(\.closeCode).first }
+        #expect(code == 1002)
+        #expect(log.all.compactMap(\.message) == [Array("ok".utf8)], "\(name): nothing after the error is delivered")
+        await server.stop()
+    }
+
+    /// Control frames inside a fragmented message are answered, and the message still
+    /// arrives whole; a ping gets a pong with its payload (§5.4, §5.5.2).
+    @Test func pingBetweenFragmentsIsAnsweredAndTheMessageArrives() async throws {
+        let log = EventLog<WebSocketServerEvent>()
+        let server = try Self.echoServer(log: log)
+        let bytes = WebSocketBytes.frame(Array("he".utf8), final: false) + WebSocketBytes.frame(opcode: 0x9, [9, 8])
+            + WebSocketBytes.frame(opcode: 0x0, Array("ll".utf8), final: false) + WebSocketBytes.frame(opcode: 0xA, [])
+            + WebSocketBytes.frame(opcode: 0x0, Array("o".utf8))
+        let reply = try await Self.afterUpgrade(port: server.port, bytes, window: .milliseconds(800))
+        let frames = WebSocketBytes.frames(in: reply.bytes)
+        #expect(frames.contains { $0.opcode == 0xA && $0.payload == [9, 8] })
+        #expect(frames.contains { $0.opcode == 0x2 && $0.payload == Array("hello".utf8) })
+        #expect(log.all.compactMap(\.message) == [Array("hello".utf8)])
+        await server.stop()
+    }
+
+    /// A close the client starts is echoed with its code, then the server closes.
+    @Test func clientCloseIsEchoed() async throws {
+        let log = EventLog<WebSocketServerEvent>()
+        let server = try Self.echoServer(log: log)
+        let reply = try await Self.afterUpgrade(port: server.port, WebSocketBytes.frame(opcode: 0x8, [0x0F, 0xA1] + Array("bye".utf8)))
+        #expect(WebSocketBytes.frames(in: reply.bytes).map(\.closeCode) == [4001])
+        #expect(reply.closed)
+        let code = try await log.wait("closed", timeout: .seconds(5)) { $0.lazy.compactMap(\.closeCode).first }
+        #expect(code == 4001)
+        await server.stop()
+    }
+
+    /// Upgrades, waits for the 101 (checking its accept key), sends `bytes` and returns
+    /// what followed, until the server closed or `window` passed.
+    private static func afterUpgrade(port: Int, _ bytes: [UInt8], window: Duration = .seconds(3)) async throws -> RawReply {
+        try await onThread { () -> RawReply in
             let fd = try connectTCP("127.0.0.1", port)
             defer { close(fd) }
             try sendAll(fd, WebSocketHandshake.request(path: "/x"))
-            _ = try readReply(fd, window: .milliseconds(300), limit: 4096)
-            try sendAll(fd, WebSocketHandshake.frame(Array("plain".utf8), masked: false))
-            return try readReply(fd, window: .seconds(3), limit: 4096)
+            let head = try readReply(fd, window: .milliseconds(300), limit: 4096)
+            guard head.text.hasPrefix("HTTP/1.1 101"), head.text.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n")
+            else { throw SocketError(description: "no 101: \(head.text)") }
+            try sendAll(fd, bytes)
+            return try readReply(fd, window: window, limit: 16 * 1024)
         }
-        var closeCode: UInt16?
-        if reply.bytes.count >= 4, reply.bytes[0] == 0x88 { closeCode = UInt16(reply.bytes[2]) << 8 | UInt16(reply.bytes[3]) }
-        withKnownIssue("lws 4.1 accepts unmasked client frames") {
-            #expect(closeCode == 1002, "got \(reply.bytes.prefix(16))")
-            #expect(log.all.compactMap(\.message).isEmpty, "an unmasked frame is never delivered")
-        }
-        await server.stop()
     }
 }

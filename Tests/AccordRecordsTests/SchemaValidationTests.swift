@@ -52,7 +52,7 @@ import Testing
         let failure = error { try posts.validate() }
         #expect(failure?.code == .uniqueOnStringSet)
         #expect(failure?.message
-            == "Model \"posts\": unique constraint \"slug_tags\" includes field \"tags\", which is a stringset. A unique constraint applies to scalar fields only.")
+            == "Model \"posts\": unique constraint \"slug_tags\" names the stringset field \"tags\", which cannot be unique. A unique constraint applies to scalar fields only.")
         #expect(failure?.details["constraint"] == "slug_tags")
     }
 

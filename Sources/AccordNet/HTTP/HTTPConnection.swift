@@ -9,8 +9,8 @@ struct HTTPConnection {
         /// A complete request with its body; `closeAfter` when the connection must
         /// close after the response.
         case request(HTTPRequest, closeAfter: Bool)
-        /// A valid WebSocket upgrade request; `bytes` are its head and every byte
-        /// received after it (frames a client sent without waiting for the 101).
+        /// A valid WebSocket upgrade request; `bytes` are every byte received after
+        /// its head (frames a client sent without waiting for the 101).
         case upgrade(HTTPRequest, bytes: [UInt8])
         /// Answer with the refusal and close.
         case refuse(HTTPRefusal)
@@ -49,7 +49,7 @@ struct HTTPConnection {
             case .refused(let refusal): return .refuse(refusal)
             case .complete(let head, let length):
                 if head.isUpgrade {
-                    let bytes = Array(buffer[consumed...])
+                    let bytes = Array(buffer[(consumed + length)...])
                     consumed = buffer.count
                     return .upgrade(head.request, bytes: bytes)
                 }

@@ -9,8 +9,8 @@ import Darwin
 /// The HTTP stage of every server connection. The listener hands each accepted socket
 /// to lws' raw-socket role (`LWS_SERVER_OPTION_ADOPT_APPLY_LISTEN_ACCEPT_CONFIG`), so
 /// the bytes arrive here unparsed: `HTTPConnection` frames requests, routes answer
-/// them, and a WebSocket upgrade is handed to lws' HTTP/WebSocket roles with the bytes
-/// already read (`lws_adopt_socket_vhost_readbuf`).
+/// them, and a WebSocket upgrade becomes a `ServerWebSocket` on the same raw socket
+/// (`onUpgrade`, with the bytes that followed the head).
 ///
 /// Why not lws' own HTTP server: in lws 4.1 its URI parser rewrites the path with no
 /// raw form kept (see `RequestTarget`), a POST with `Content-Length: 0` reaches
@@ -45,11 +45,9 @@ final class HTTPFront {
     private let configuration: WebSocketServer.Configuration
     private var admission: ConnectionAdmission
     private var clients: [UInt: Client] = [:]
-    /// Upgrades whose socket was duplicated out of a raw wsi, waiting for the loop to
-    /// adopt them as HTTP (adopting runs lws service, so never from inside a callback).
-    private var handoffs: [(fd: Int32, bytes: [UInt8], request: HTTPRequest)] = []
-    /// Upgrade requests by the descriptor lws will see them on.
-    private var upgrades: [Int32: HTTPRequest] = [:]
+    /// Takes over a socket whose upgrade was accepted, with the bytes received after
+    /// the request head; returns the callback result. Set by the owner before serving.
+    var onUpgrade: (OpaquePointer, HTTPRequest, [UInt8]) -> Int32 = { _, _, _ in -1 }
 
     /// Linger after our last response, waiting for the peer to close.
     private static let lingerSeconds: Int32 = 2
@@ -63,36 +61,8 @@ final class HTTPFront {
             reserve: configuration.descriptorReserve)
     }
 
-    /// The upgrade request that arrived on descriptor `fd` (lws' WebSocket role asks at
-    /// `FILTER_PROTOCOL_CONNECTION`).
-    func takeUpgrade(fd: Int32) -> HTTPRequest? { upgrades.removeValue(forKey: fd) }
-
     func stop() {
-        for handoff in handoffs { close(handoff.fd) }
-        handoffs = []
         clients = [:]
-        upgrades = [:]
-    }
-
-    /// `EVENT_WAIT_CANCELLED`: adopt the sockets of accepted upgrades into lws' HTTP
-    /// role, with what was already read as its first input.
-    func completeHandoffs(_ context: OpaquePointer) {
-        let pending = handoffs
-        handoffs = []
-        guard let vhost = lws_get_vhost_by_name(context, "accord") else {
-            for handoff in pending { close(handoff.fd) }
-            return
-        }
-        for handoff in pending {
-            upgrades[handoff.fd] = handoff.request
-            let adopted = handoff.bytes.withUnsafeBufferPointer { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { chars in
-                    lws_adopt_socket_vhost_readbuf(vhost, handoff.fd, chars.baseAddress, chars.count)
-                }
-            }
-            // nil: lws closed the descriptor (and may reuse its number).
-            if adopted == nil { upgrades[handoff.fd] = nil }
-        }
     }
 
     /// One `RAW_*` callback. Returns the callback result (-1 closes the wsi).
@@ -176,13 +146,12 @@ final class HTTPFront {
                 refuse(wsi, client, .upgradeRefused)
                 return 0
             }
-            let fd = dup(lws_get_socket_fd(wsi))
-            guard fd >= 0 else { return -1 }
-            handoffs.append((fd, bytes, request))
-            lws_cancel_service(lws_get_context(wsi))
-            // Closing the raw wsi closes only its descriptor (the raw role never calls
-            // shutdown), so the connection lives on in the duplicate.
-            return -1
+            // The socket leaves the HTTP stage: no longer counted per address, and its
+            // header timeout no longer applies (the WebSocket has its own idle rule).
+            clients[UInt(bitPattern: wsi)] = nil
+            admission.release(address: client.address)
+            lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
+            return onUpgrade(wsi, request, bytes)
         }
     }
 

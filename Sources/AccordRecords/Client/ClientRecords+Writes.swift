@@ -57,13 +57,22 @@ extension ClientRecords {
         } catch {
             throw AccordError(.invalidArgument, "saving records failed: \(error)")
         }
+        // Read back in chunks with one query each, not one query per record.
+        var saved: [[UInt8]: IndexedRecord] = [:]
+        var start = 0
+        while start < ids.count {
+            let chunk = ids[start..<min(ids.count, start + 500)]
+            start += chunk.count
+            let filter = Filter(json: .object(["id": .object(["$in": .array(chunk.map { .string($0) })])]))
+            for record in try index.query(model, filter: filter, options: QueryOptions(documents: [document])) {
+                saved[Array(record.id.utf8)] = record
+            }
+        }
         return try ids.map { id throws(AccordError) in
-            guard let saved = try index.query(
-                model, filter: ["id": .string(id)], options: QueryOptions(documents: [document], limit: 1)
-            ).first else {
+            guard let record = saved[Array(id.utf8)] else {
                 throw AccordError(.invalidArgument, "record \(id) was written but is not in the index", details: ["id": id])
             }
-            return saved
+            return record
         }
     }
 

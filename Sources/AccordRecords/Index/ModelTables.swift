@@ -12,19 +12,30 @@
 /// they are safe inside quoted SQL names.
 struct ModelTables {
     let schema: ModelSchema
+    /// The declared fields other than `id`, in schema order: the columns after `id`.
+    let valueFields: [FieldSchema]
+    let stringSets: [FieldSchema]
+    let records: String
+    /// Writes one record's row, replacing the one it had (made once: projection runs
+    /// it for every changed record).
+    let upsertRow: String
 
-    var records: String { "\"r_\(schema.name)\"" }
+    init(schema: ModelSchema) {
+        self.schema = schema
+        valueFields = schema.fields.filter { $0.name != ModelSchema.idField }
+        stringSets = valueFields.filter { $0.type == .stringSet }
+        records = "\"r_\(schema.name)\""
+        let columns = ["document", "id"] + valueFields.map { $0.name == ModelSchema.idField ? "id" : "\"f_\($0.name)\"" }
+        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        upsertRow = "INSERT OR REPLACE INTO \(records) (\(columns.joined(separator: ", "))) VALUES (\(marks))"
+    }
+
     func members(_ field: String) -> String { "\"m_\(schema.name)_\(field)\"" }
 
     /// The column of a field; the record id is `id`.
     func column(_ field: String) -> String {
         field == ModelSchema.idField ? "id" : "\"f_\(field)\""
     }
-
-    /// The declared fields other than `id`, in schema order: the columns after `id`.
-    var valueFields: [FieldSchema] { schema.fields.filter { $0.name != ModelSchema.idField } }
-
-    var stringSets: [FieldSchema] { valueFields.filter { $0.type == .stringSet } }
 
     /// Statements that create every table and index of the model.
     var creation: [String] {

@@ -33,7 +33,7 @@ public final class RecordIndex: @unchecked Sendable {
         var settings = SQLiteConnection.Settings()
         settings.synchronousFull = false
         connection = try SQLiteConnection(path: path, settings: settings)
-        try connection.defineTextFunction(SQLPredicate.foldFunction, CaseFolding.fold)
+        try connection.defineTextFunction(SQLPredicate.foldFunction) { CaseFolding.fold(utf8: $0) }
         try Self.prepareLayout(connection)
     }
 
@@ -138,7 +138,8 @@ public final class RecordIndex: @unchecked Sendable {
             try transaction { () throws(AccordError) in
                 for (model, ids) in changes.sorted(by: { $0.key < $1.key }) {
                     guard let modelTables = tables[model] else { continue }
-                    for id in ids.sorted(by: CodePoints.less) {
+                    // Order does not matter inside the transaction.
+                    for id in ids {
                         try write(id, of: modelTables, document: document, doc: doc)
                     }
                 }
@@ -177,7 +178,6 @@ public final class RecordIndex: @unchecked Sendable {
             // The index holds absent and null alike, as absent.
             let comparable = RecordData(id: record.id, values: record.values.filter { $0.value != .null })
             if let row = stored.removeValue(forKey: key), row == comparable { continue }
-            try deleteRow(record.id, of: modelTables, document: document)
             try insert(record, into: modelTables, document: document)
             tally.projectedRecords += 1
         }
@@ -209,26 +209,29 @@ public final class RecordIndex: @unchecked Sendable {
             tally.malformedRecords += 1
             record = nil
         }
-        try deleteRow(id, of: modelTables, document: document)
-        if let record { try insert(record, into: modelTables, document: document) }
+        if let record {
+            try insert(record, into: modelTables, document: document)
+        } else {
+            try deleteRow(id, of: modelTables, document: document)
+        }
         tally.projectedRecords += 1
     }
 
+    /// Writes a record's row (replacing an earlier one) and its string-set members.
     private func insert(_ record: RecordData, into modelTables: ModelTables, document: DocumentID) throws(AccordError) {
-        let fields = modelTables.valueFields
-        let columns = (["document", "id"] + fields.map { modelTables.column($0.name) }).joined(separator: ", ")
-        let marks = Array(repeating: "?", count: fields.count + 2).joined(separator: ", ")
         var values: [SQLiteValue] = [.text(document.rawValue), .text(record.id)]
-        for field in fields {
+        values.reserveCapacity(modelTables.valueFields.count + 2)
+        for field in modelTables.valueFields {
             values.append(Self.column(record.values[field.name]))
         }
-        try connection.cachedStatement("INSERT INTO \(modelTables.records) (\(columns)) VALUES (\(marks))").run(values)
+        try connection.cachedStatement(modelTables.upsertRow).run(values)
         for field in modelTables.stringSets {
+            try connection.cachedStatement("DELETE FROM \(modelTables.members(field.name)) WHERE document = ? AND id = ?")
+                .run([.text(document.rawValue), .text(record.id)])
             guard case .stringSet(let set)? = record.values[field.name] else { continue }
             let statement = try connection.cachedStatement("INSERT INTO \(modelTables.members(field.name)) VALUES (?, ?, ?)")
             for member in set {
                 try statement.run([.text(document.rawValue), .text(record.id), .text(member)])
-                statement.reset()
             }
         }
     }

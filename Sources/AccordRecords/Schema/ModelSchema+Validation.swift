@@ -114,7 +114,7 @@ extension ModelSchema {
                 if field.type == .stringSet {
                     throw AccordError(
                         .uniqueOnStringSet,
-                        "Model \"\(name)\": unique constraint \"\(constraint.name)\" includes field \"\(fieldName)\", which is a stringset. A unique constraint applies to scalar fields only.",
+                        "Model \"\(name)\": unique constraint \"\(constraint.name)\" names the stringset field \"\(fieldName)\", which cannot be unique. A unique constraint applies to scalar fields only.",
                         details: ["model": name, "field": fieldName, "constraint": constraint.name])
                 }
             }

@@ -21,6 +21,15 @@ enum CaseFolding {
         return folded
     }
 
+    /// ``fold(_:)`` on UTF-8 bytes, for SQLite's per-row calls: ASCII text (most text)
+    /// is folded byte by byte without making a `String`.
+    static func fold(utf8 bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            return bytes.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }
+        }
+        return Array(fold(String(decoding: bytes, as: UTF8.self)).utf8)
+    }
+
     private static func fold(_ scalar: Unicode.Scalar) -> String {
         guard scalar.properties.changesWhenCaseMapped else { return String(scalar) }
         var current = String(scalar)

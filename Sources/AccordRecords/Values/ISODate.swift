@@ -64,4 +64,18 @@ package enum ISODate {
         let milliseconds = (((days * 24 + number(11..<13)) * 60 + number(14..<16)) * 60 + number(17..<19)) * 1000 + number(20..<23)
         return Double(milliseconds) / 1000
     }
+
+    /// The canonical text of a calendar instant given by its parts and its offset from
+    /// UTC in minutes (a TOML offset date-time, say); nil outside the years 0000-9999.
+    static func text(
+        year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, milliseconds: Int, offsetMinutes: Int
+    ) -> String? {
+        let shifted = Int64(month <= 2 ? year - 1 : year)
+        let era = (shifted >= 0 ? shifted : shifted - 399) / 400
+        let yearOfEra = shifted - era * 400
+        let dayOfYear = (153 * Int64(month > 2 ? month - 3 : month + 9) + 2) / 5 + Int64(day) - 1
+        let days = era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
+        let seconds = ((days * 24 + Int64(hour)) * 60 + Int64(minute - offsetMinutes)) * 60 + Int64(second)
+        return text(secondsSince1970: Double(seconds) + Double(milliseconds) / 1000)
+    }
 }

@@ -3,12 +3,16 @@ public import AccordCRDT
 
 extension SQLiteConnection {
     /// Defines the SQL function `name(text)` on this connection, answering with
-    /// `transform` of its argument: NULL for NULL, and the argument's text for other
-    /// values. Deterministic, so SQLite may use it in indexes and factor it out.
+    /// `transform` of its argument's UTF-8 bytes (the result must be UTF-8 too): NULL
+    /// for NULL, and the argument's text for other values. Deterministic, so SQLite may
+    /// use it in indexes and factor it out. Bytes, not `String`: a query may call it for
+    /// every row, and building a `String` per row was most of such a query's time.
     ///
     /// Queries call Swift this way when SQL and Swift must agree exactly (case folding
     /// for records' `$containsText`, which SQLite's `lower()` does for ASCII only).
-    public func defineTextFunction(_ name: String, _ transform: @escaping (String) -> String) throws(AccordError) {
+    public func defineTextFunction(
+        _ name: String, _ transform: @escaping (UnsafeBufferPointer<UInt8>) -> [UInt8]
+    ) throws(AccordError) {
         let box = Unmanaged.passRetained(TextFunction(transform)).toOpaque()
         let code = sqlite3_create_function_v2(
             handle, name, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, box,
@@ -21,10 +25,8 @@ extension SQLiteConnection {
                     sqlite3_result_null(context)
                     return
                 }
-                let input = String(
-                    decoding: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_value_bytes(argument))), as: UTF8.self)
-                var output = function.transform(input)
-                output.withUTF8 { utf8 in
+                let output = function.transform(UnsafeBufferPointer(start: pointer, count: Int(sqlite3_value_bytes(argument))))
+                output.withUnsafeBufferPointer { utf8 in
                     utf8.withMemoryRebound(to: CChar.self) { chars in
                         // A zero-length result still needs a non-null pointer, or SQLite returns NULL.
                         if let base = chars.baseAddress {
@@ -47,6 +49,6 @@ extension SQLiteConnection {
 
 /// The Swift side of a text function, kept alive by SQLite through its user data.
 private final class TextFunction {
-    let transform: (String) -> String
-    init(_ transform: @escaping (String) -> String) { self.transform = transform }
+    let transform: (UnsafeBufferPointer<UInt8>) -> [UInt8]
+    init(_ transform: @escaping (UnsafeBufferPointer<UInt8>) -> [UInt8]) { self.transform = transform }
 }
