@@ -22,6 +22,9 @@ let package = Package(
         .library(name: "Accord", targets: ["Accord"]),
         .executable(name: "accord", targets: ["accord"]),
         .executable(name: "accord-bench", targets: ["accord-bench"]),
+        .library(name: "AccordCodegen", targets: ["AccordCodegen"]),
+        .plugin(name: "AccordCodegenPlugin", targets: ["AccordCodegenPlugin"]),
+        .plugin(name: "GenerateModels", targets: ["GenerateModels"]),
     ],
     targets: [
         // TOML 1.0 parser and encoder with positions in errors, for models.toml and the CLI.
@@ -75,12 +78,27 @@ let package = Package(
             name: "Accord", dependencies: ["AccordCRDT", "AccordStore", "AccordSync", "AccordRecords"],
             swiftSettings: swiftSettings
         ),
+        // Codegen: schema files to typed `Model` structs (Swift source text), and the folder
+        // of generated files. `accord codegen` and the plugins call it; tests call it directly.
+        .target(name: "AccordCodegen", dependencies: ["AccordCRDT", "AccordStore", "AccordRecords"], swiftSettings: swiftSettings),
+        // Runs `accord codegen` over the target's models.toml / models.json on every build
+        // (into the plugin work directory). Thin: it computes paths and runs the tool.
+        .plugin(name: "AccordCodegenPlugin", capability: .buildTool(), dependencies: ["accord"]),
+        // `swift package generate-models`: writes Models/Generated/ into the package, for
+        // projects that commit generated code.
+        .plugin(
+            name: "GenerateModels",
+            capability: .command(
+                intent: .custom(verb: "generate-models", description: "Generate Swift models from models.toml / models.json"),
+                permissions: [.writeToPackageDirectory(reason: "Writes the generated models into Models/Generated/")]),
+            dependencies: ["accord"]),
         // Test support that apps can use too: seeded randomness, replica simulation.
         .target(name: "AccordTesting", dependencies: ["AccordCRDT", "AccordStore"], swiftSettings: swiftSettings),
         // Command line: `accord yjs merge|inspect`, `accord serve`, `accord token`, `accord records`.
         // Foundation is fine here (files, stdio, signals).
         .executableTarget(
-            name: "accord", dependencies: ["AccordCRDT", "AccordStore", "AccordServer", "AccordRecords", "AccordTOML"],
+            name: "accord",
+            dependencies: ["AccordCRDT", "AccordStore", "AccordServer", "AccordRecords", "AccordTOML", "AccordCodegen"],
             swiftSettings: swiftSettings
         ),
         // Benchmarks on the editing traces in shared/traces; JSON lines like scripts/bench_reference.py.
@@ -88,6 +106,7 @@ let package = Package(
             name: "accord-bench",
             dependencies: [
                 "AccordCRDT", "AccordStore", "AccordNet", "AccordSync", "AccordRecords", "AccordTesting", "AccordTOML",
+                "AccordCodegen",
             ],
             swiftSettings: swiftSettings
         ),
@@ -128,6 +147,13 @@ let package = Package(
         ),
         .testTarget(
             name: "AccordRecordsTests", dependencies: ["AccordRecords", "AccordCRDT", "AccordStore", "AccordSync", "AccordTesting"],
+            swiftSettings: swiftSettings
+        ),
+        // Golden output of the example schema (Generated/ is that output, compiled and used
+        // against an offline client), refusals, the generated folder's rules.
+        .testTarget(
+            name: "AccordCodegenTests",
+            dependencies: ["AccordCodegen", "AccordRecords", "AccordCRDT", "AccordStore", "AccordSync", "AccordTesting"],
             swiftSettings: swiftSettings
         ),
         // The facade as an app uses it, against an in-process server.

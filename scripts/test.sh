@@ -22,3 +22,14 @@ fi
 swift build --build-tests
 # Tests start subprocesses (the pycrdt peer), so run serially.
 swift test --skip-build --no-parallel "$@"
+
+# The example app (its own package, Accord by path): AccordCodegenPlugin generates its
+# models during the build, and the program checks what it saves, queries, aggregates
+# and traverses on a temporary SQLite store, exiting non-zero on any mismatch.
+# ACCORD_SKIP_EXAMPLES=1 skips it (e.g. when iterating on one test with --filter).
+if [[ "${ACCORD_SKIP_EXAMPLES:-0}" != "1" ]]; then
+    started=$SECONDS
+    swift build --package-path Examples/TasksApp
+    echo "test.sh: Examples/TasksApp built in $((SECONDS - started))s"
+    "$(swift build --package-path Examples/TasksApp --show-bin-path)/TasksApp"
+fi

@@ -35,6 +35,12 @@ enum BenchCommand {
               --quick scales down (500 idle, 20 fanout clients, 100 clients over 10
               documents, 3 s loads, one cold-open sample) for smoke runs.
 
+          accord-bench codegen [--models N] [--samples N]
+              accord codegen's work on a synthetic schema of N models (default 200; every
+              field type, unique keys, all relationship kinds): parse the JSON, validate,
+              generate the Swift and write a fresh folder. One JSON line,
+              codegen_<N>_models, with files and schema_bytes. Target: under 1 s for 200.
+
           accord-bench client [--quick] [--only a,b] [--accord PATH] [--trace PATH]
               The sync client (AccordClient) against accord serve --dev started as a
               subprocess, a fresh server and fresh SQLite client stores per case; run from
@@ -105,6 +111,9 @@ enum BenchCommand {
             return try ServerBenchmark.parse(rest).run()
         case "client":
             return try ClientBenchmark.parse(rest).run()
+        case "codegen":
+            try CodegenBenchmark.parse(rest).run()
+            return 0
         case "records":
             return try RecordsBenchmark.parse(rest).run()
         case "toml":

@@ -36,6 +36,9 @@ enum AccordCommand {
             try TokenCommand.run(&args, help: help)
         case "records":
             try RecordsCommand.run(&args, help: help)
+        case "codegen":
+            guard !help else { return Output.print(Usage.codegen) }
+            try CodegenCommand.run(&args)
         case "toml":
             try TOMLCommand.run(&args, help: help)
         case let verb?:

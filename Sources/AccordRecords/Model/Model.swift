@@ -27,9 +27,15 @@ public protocol Model: Sendable {
     static var schema: ModelSchema { get }
     var storage: RecordStorage { get set }
     init(storage: RecordStorage)
+    /// The ``ModelSchema/schemaHash`` of ``schema`` when the type was generated (nil for
+    /// hand-written models): registration refuses a model whose schema no longer
+    /// hashes to it, see ``AccordSync/AccordClient/registerModels(_:)-([any Model.Type])``.
+    static var schemaHash: String? { get }
 }
 
 extension Model {
+    public static var schemaHash: String? { nil }
+
     /// The record's id (nil for a new record whose id is auto-assigned at save).
     public var id: String? { storage.id }
     /// The document it was read from or saved to.
@@ -40,7 +46,7 @@ extension Model {
 
     /// The statics read and write through the client the model is registered with
     /// (the first one, when several are; `client.records(Task.self)` picks one).
-    static func bound() throws(AccordError) -> ModelRecords<Self> {
+    public static func boundRecords() throws(AccordError) -> ModelRecords<Self> {
         guard let records = ModelRegistry.records(for: schema.name) else {
             throw AccordError(
                 .modelNotRegistered, "model \"\(schema.name)\" is not registered with any client (call client.registerModels)",
@@ -50,35 +56,35 @@ extension Model {
     }
 
     public static func find(_ id: String, in documents: [DocumentID]? = nil) throws(AccordError) -> Self? {
-        try bound().find(id, in: documents)
+        try boundRecords().find(id, in: documents)
     }
 
-    public static func findAll() throws(AccordError) -> [Self] { try bound().query() }
+    public static func findAll() throws(AccordError) -> [Self] { try boundRecords().query() }
 
     public static func query(_ filter: Filter = .all, _ options: QueryOptions = QueryOptions()) throws(AccordError) -> [Self] {
-        try bound().query(filter, options)
+        try boundRecords().query(filter, options)
     }
 
     public static func queryOne(_ filter: Filter = .all, _ options: QueryOptions = QueryOptions()) throws(AccordError) -> Self? {
-        try bound().queryOne(filter, options)
+        try boundRecords().queryOne(filter, options)
     }
 
     public static func queryPaged(
         _ filter: Filter = .all, _ options: QueryOptions = QueryOptions()
     ) throws(AccordError) -> ModelPage<Self> {
-        try bound().queryPaged(filter, options)
+        try boundRecords().queryPaged(filter, options)
     }
 
     public static func count(_ filter: Filter = .all, documents: [DocumentID]? = nil) throws(AccordError) -> Int {
-        try bound().count(filter, documents: documents)
+        try boundRecords().count(filter, documents: documents)
     }
 
     public static func aggregate(_ options: AggregateOptions) throws(AccordError) -> [AggregateRow] {
-        try bound().aggregate(options)
+        try boundRecords().aggregate(options)
     }
 
     public static func findByUnique(_ constraint: String, _ values: [String: RecordValue]) throws(AccordError) -> Self? {
-        try bound().findByUnique(constraint, values)
+        try boundRecords().findByUnique(constraint, values)
     }
 
     /// Saves the record into `document` (see ``ClientRecords/save(_:_:in:client:)``)
@@ -86,12 +92,12 @@ extension Model {
     /// document already holds this record's value of it, that record is updated.
     @discardableResult
     public func save(in document: DocumentID, upsertOn field: String? = nil) async throws(AccordError) -> Self {
-        try await Self.bound().save(self, in: document, upsertOn: field)
+        try await Self.boundRecords().save(self, in: document, upsertOn: field)
     }
 
     public func delete(in document: DocumentID) async throws(AccordError) {
         guard let id else { return }
-        try await Self.bound().delete(id, in: document)
+        try await Self.boundRecords().delete(id, in: document)
     }
 }
 

@@ -65,8 +65,12 @@ public struct ModelRecords<M: Model>: Sendable {
 extension AccordClient {
     /// Registers typed models (their schemas; see ``registerModels(_:)-(ModelSchema)``)
     /// and binds their statics to this client unless another client has them already.
+    /// - Throws: `INVALID_SCHEMA` (reason `schemaHashMismatch`, registering nothing)
+    ///   when a generated model's schema does not hash to its embedded
+    ///   ``Model/schemaHash``: re-run `accord codegen`.
     @discardableResult
     public func registerModels(_ types: [any Model.Type]) throws(AccordError) -> ClientRecords {
+        for type in types { try type.checkSchemaHash() }
         let records = try registerModels(types.map { $0.schema })
         for type in types { ModelRegistry.bind(type.schema.name, to: records) }
         return records

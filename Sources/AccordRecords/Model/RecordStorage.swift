@@ -18,6 +18,10 @@ public struct RecordStorage: Sendable, Hashable {
     /// Fields assigned since the record was read (or since ``markAllChanged()``).
     public private(set) var changedFields: Set<String>
     private var allChanged: Bool
+    /// The records a query's `include` loaded with this one, by relationship name
+    /// (``IndexedRecord/related``): what generated `related<Name>` properties read.
+    /// Empty for a new record and after a save (a save does not reload them).
+    public private(set) var related: [String: [IndexedRecord]]
 
     /// A new record.
     public init(id: String? = nil, values: [String: RecordValue] = [:]) {
@@ -26,6 +30,7 @@ public struct RecordStorage: Sendable, Hashable {
         original = [:]
         changedFields = Set(values.keys)
         allChanged = true
+        related = [:]
     }
 
     /// A record as a query returned it: nothing changed yet.
@@ -36,6 +41,7 @@ public struct RecordStorage: Sendable, Hashable {
         original = values
         changedFields = []
         allChanged = false
+        related = record.related
     }
 
     public var isNew: Bool { document == nil }

@@ -2,7 +2,7 @@
 /// `toISOString()` writes. One fixed-width UTC form means dates sort correctly as
 /// strings (in SQLite and in memory alike); offsets or a varying number of fraction
 /// digits would not.
-enum ISODate {
+package enum ISODate {
     static let length = 24
 
     static func isCanonical(_ text: String) -> Bool {
@@ -22,7 +22,7 @@ enum ISODate {
 
     /// The canonical text of `secondsSince1970` (milliseconds kept, rounded down),
     /// for years 0000 through 9999.
-    static func text(secondsSince1970 seconds: Double) -> String? {
+    package static func text(secondsSince1970 seconds: Double) -> String? {
         guard seconds.isFinite else { return nil }
         let milliseconds = Int64((seconds * 1000).rounded(.down))
         var days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
@@ -47,7 +47,7 @@ enum ISODate {
     }
 
     /// Seconds since 1970 of a canonical text (nil for any other text).
-    static func seconds(_ text: String) -> Double? {
+    package static func seconds(_ text: String) -> Double? {
         guard isCanonical(text) else { return nil }
         let bytes = Array(text.utf8)
         func number(_ range: Range<Int>) -> Int64 { range.reduce(0) { $0 * 10 + Int64(bytes[$1] - 0x30) } }

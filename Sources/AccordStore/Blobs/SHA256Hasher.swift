@@ -10,19 +10,19 @@ private let sodiumInitResult: Int32 = sodium_init()
 /// whole: on the CPU's SHA extensions where it has them (``HardwareSHA256``), else
 /// libsodium's `crypto_hash_sha256_init/update/final`. Both give the same digest (tested
 /// against each other and the FIPS 180-4 examples).
-struct SHA256Hasher {
-    enum Engine: CaseIterable {
+package struct SHA256Hasher {
+    package enum Engine: CaseIterable {
         case hardware
         case libsodium
 
         /// The fastest one this CPU runs.
-        static let preferred: Engine = HardwareSHA256.isAvailable ? .hardware : .libsodium
+        package static let preferred: Engine = HardwareSHA256.isAvailable ? .hardware : .libsodium
     }
 
     private var state = crypto_hash_sha256_state()
     private var hardware: HardwareSHA256?
 
-    init(engine: Engine = .preferred) throws(AccordError) {
+    package init(engine: Engine = .preferred) throws(AccordError) {
         guard sodiumInitResult >= 0 else {
             throw AccordError(.storageError, "libsodium failed to initialize (sodium_init returned \(sodiumInitResult))")
         }
@@ -47,12 +47,12 @@ struct SHA256Hasher {
         crypto_hash_sha256_update(&state, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
     }
 
-    mutating func update(_ bytes: [UInt8]) {
+    package mutating func update(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { update($0) }
     }
 
     /// The digest (`crypto_hash_sha256_final`). The hasher must not be used afterwards.
-    mutating func finish() -> BlobHash {
+    package mutating func finish() -> BlobHash {
         if hardware != nil { return BlobHash(validatedBytes: hardware!.finish()) }
         var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
         crypto_hash_sha256_final(&state, &digest)
