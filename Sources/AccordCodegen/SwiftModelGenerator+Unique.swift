@@ -20,7 +20,7 @@ extension SwiftModelGenerator {
                 body.line("/// record's value of `field`, that record is updated instead.")
                 body.line("@discardableResult")
                 body.block("public func save(in document: DocumentID, upsertOn field: UniqueField) async throws(AccordError) -> \(type) {") {
-                    $0.line("try await save(in: document, upsertOn: field.rawValue)")
+                    $0.line("try await save(in: document, upsertOnField: field.rawValue)")
                 }
                 body.line()
             }

@@ -88,10 +88,18 @@ extension Model {
     }
 
     /// Saves the record into `document` (see ``ClientRecords/save(_:_:in:client:)``)
-    /// and returns it as saved. With `upsertOn`, a unique field: when a record of the
-    /// document already holds this record's value of it, that record is updated.
+    /// and returns it as saved.
     @discardableResult
-    public func save(in document: DocumentID, upsertOn field: String? = nil) async throws(AccordError) -> Self {
+    public func save(in document: DocumentID) async throws(AccordError) -> Self {
+        try await Self.boundRecords().save(self, in: document, upsertOn: nil)
+    }
+
+    /// ``save(in:)`` matching by a unique field named at run time: when a record of
+    /// the document already holds this record's value of `field`, that record is
+    /// updated. Generated models have `save(in:upsertOn:)` with a typed field instead,
+    /// so a misspelt name does not compile.
+    @discardableResult
+    public func save(in document: DocumentID, upsertOnField field: String) async throws(AccordError) -> Self {
         try await Self.boundRecords().save(self, in: document, upsertOn: field)
     }
 

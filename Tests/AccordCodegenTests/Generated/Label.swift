@@ -66,7 +66,7 @@ extension Label {
     /// record's value of `field`, that record is updated instead.
     @discardableResult
     public func save(in document: DocumentID, upsertOn field: UniqueField) async throws(AccordError) -> Label {
-        try await save(in: document, upsertOn: field.rawValue)
+        try await save(in: document, upsertOnField: field.rawValue)
     }
 
     /// Every unique constraint (unique fields, then named constraints), for `upsertByUnique`.
