@@ -20,8 +20,6 @@ if [[ ! -d "$ACCORD_SHARED" ]]; then
 fi
 
 swift build --build-tests
-# Tests start subprocesses (the pycrdt peer), so run serially.
-swift test --skip-build --no-parallel "$@"
 
 # The example app (its own package, Accord by path): AccordCodegenPlugin generates its
 # models during the build, and the program checks what it saves, queries, aggregates
@@ -33,3 +31,8 @@ if [[ "${ACCORD_SKIP_EXAMPLES:-0}" != "1" ]]; then
     echo "test.sh: Examples/TasksApp built in $((SECONDS - started))s"
     "$(swift build --package-path Examples/TasksApp --show-bin-path)/TasksApp"
 fi
+
+# Tests start subprocesses (the pycrdt peer), so run serially. Last, so the test
+# runner's summary is the run's closing line.
+swift test --skip-build --no-parallel "$@"
+
