@@ -42,37 +42,28 @@ extension ClientRecords {
     ) async throws(AccordError) -> [IndexedRecord] {
         guard let schema = models[model] else { throw Self.notRegistered(model) }
         let index = index
-        let ids: [String]
         do {
-            ids = try await client.withDocument(document) { doc in
+            return try await client.withDocument(document) { doc in
                 // The client reads the clock and the system's randomness for ULIDs here,
                 // at the edge; the shared writer takes them as arguments.
                 var random = SystemRandomNumberGenerator()
                 let milliseconds = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
-                return try RecordBatchWrite(schema: schema, index: index, document: document)
+                let ids = try RecordBatchWrite(schema: schema, index: index, document: document)
                     .apply(writes, to: doc, milliseconds: milliseconds, random: &random)
+                // The records as saved, read back from the document they were written to
+                // (the index holds the same values; null reads as absent, as there).
+                return try ids.map { id throws(AccordError) in
+                    guard let record = try RecordLayout.record(id, of: schema, in: doc) else {
+                        throw AccordError(.invalidArgument, "record \(id) was written but is not in the document", details: ["id": id])
+                    }
+                    let values = record.values.filter { $0.value != .null }
+                    return IndexedRecord(document: document, record: RecordData(id: id, values: values))
+                }
             }
         } catch let error as AccordError {
             throw error
         } catch {
             throw AccordError(.invalidArgument, "saving records failed: \(error)")
-        }
-        // Read back in chunks with one query each, not one query per record.
-        var saved: [[UInt8]: IndexedRecord] = [:]
-        var start = 0
-        while start < ids.count {
-            let chunk = ids[start..<min(ids.count, start + 500)]
-            start += chunk.count
-            let filter = Filter(json: .object(["id": .object(["$in": .array(chunk.map { .string($0) })])]))
-            for record in try index.query(model, filter: filter, options: QueryOptions(documents: [document])) {
-                saved[Array(record.id.utf8)] = record
-            }
-        }
-        return try ids.map { id throws(AccordError) in
-            guard let record = saved[Array(id.utf8)] else {
-                throw AccordError(.invalidArgument, "record \(id) was written but is not in the index", details: ["id": id])
-            }
-            return record
         }
     }
 

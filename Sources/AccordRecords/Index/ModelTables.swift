@@ -19,6 +19,8 @@ struct ModelTables {
     /// Writes one record's row, replacing the one it had (made once: projection runs
     /// it for every changed record).
     let upsertRow: String
+    /// For each string set: the statements that clear and add one record's members.
+    let memberWrites: [(field: String, clear: String, add: String)]
 
     init(schema: ModelSchema) {
         self.schema = schema
@@ -28,6 +30,10 @@ struct ModelTables {
         let columns = ["document", "id"] + valueFields.map { $0.name == ModelSchema.idField ? "id" : "\"f_\($0.name)\"" }
         let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         upsertRow = "INSERT OR REPLACE INTO \(records) (\(columns.joined(separator: ", "))) VALUES (\(marks))"
+        memberWrites = stringSets.map { field in
+            let table = "\"m_\(schema.name)_\(field.name)\""
+            return (field.name, "DELETE FROM \(table) WHERE document = ? AND id = ?", "INSERT INTO \(table) VALUES (?, ?, ?)")
+        }
     }
 
     func members(_ field: String) -> String { "\"m_\(schema.name)_\(field)\"" }

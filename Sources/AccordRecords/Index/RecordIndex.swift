@@ -225,11 +225,10 @@ public final class RecordIndex: @unchecked Sendable {
             values.append(Self.column(record.values[field.name]))
         }
         try connection.cachedStatement(modelTables.upsertRow).run(values)
-        for field in modelTables.stringSets {
-            try connection.cachedStatement("DELETE FROM \(modelTables.members(field.name)) WHERE document = ? AND id = ?")
-                .run([.text(document.rawValue), .text(record.id)])
-            guard case .stringSet(let set)? = record.values[field.name] else { continue }
-            let statement = try connection.cachedStatement("INSERT INTO \(modelTables.members(field.name)) VALUES (?, ?, ?)")
+        for members in modelTables.memberWrites {
+            try connection.cachedStatement(members.clear).run([values[0], values[1]])
+            guard case .stringSet(let set)? = record.values[members.field] else { continue }
+            let statement = try connection.cachedStatement(members.add)
             for member in set {
                 try statement.run([.text(document.rawValue), .text(record.id), .text(member)])
             }
