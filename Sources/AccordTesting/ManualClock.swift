@@ -1,4 +1,5 @@
 import Foundation
+import AccordStore
 
 /// A wall clock that tests move by hand, for stores that take an injected `now`.
 public final class ManualClock: @unchecked Sendable {
@@ -9,11 +10,11 @@ public final class ManualClock: @unchecked Sendable {
     public init(_ date: Date) { self.date = date }
 
     public func advance(by seconds: TimeInterval) {
-        lock.withLock { date += seconds }
+        lock.locked { date += seconds }
     }
 
     /// The current time, as the closure a store's `now` option takes.
     public var read: @Sendable () -> Date {
-        { [self] in lock.withLock { date } }
+        { [self] in lock.locked { date } }
     }
 }

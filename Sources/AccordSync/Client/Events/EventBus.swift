@@ -1,4 +1,5 @@
 import Foundation
+import AccordStore
 
 /// Hands every ``ClientEvent`` to each current subscriber, in the order emitted.
 ///
@@ -17,7 +18,7 @@ final class EventBus: @unchecked Sendable {
     /// A stream of every event emitted from now on; finished at once after ``finish()``.
     func subscribe() -> AsyncStream<ClientEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: ClientEvent.self)
-        let key: UInt64? = lock.withLock {
+        let key: UInt64? = lock.locked {
             guard !isFinished else { return nil }
             nextKey += 1
             subscribers[nextKey] = continuation
@@ -29,19 +30,19 @@ final class EventBus: @unchecked Sendable {
         }
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
-            _ = self.lock.withLock { self.subscribers.removeValue(forKey: key) }
+            _ = self.lock.locked { self.subscribers.removeValue(forKey: key) }
         }
         return stream
     }
 
     func emit(_ event: ClientEvent) {
-        let targets = lock.withLock { Array(subscribers.values) }
+        let targets = lock.locked { Array(subscribers.values) }
         for target in targets { target.yield(event) }
     }
 
     /// Ends every stream; later subscriptions end at once.
     func finish() {
-        let targets = lock.withLock {
+        let targets = lock.locked {
             isFinished = true
             defer { subscribers = [:] }
             return Array(subscribers.values)
@@ -49,5 +50,5 @@ final class EventBus: @unchecked Sendable {
         for target in targets { target.finish() }
     }
 
-    var subscriberCount: Int { lock.withLock { subscribers.count } }
+    var subscriberCount: Int { lock.locked { subscribers.count } }
 }
