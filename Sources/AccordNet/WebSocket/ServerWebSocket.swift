@@ -82,7 +82,20 @@ final class ServerWebSocket {
         peer.dropQueue()
         pong = nil
         reply = .pending
+        // Echo at once when nothing is ahead of it, as lws' own server did: many
+        // clients (lws' client among them) close their socket right after their close
+        // frame, and an echo that waits a service round may find it gone.
+        if handshake == nil, peer.writer?.isEmpty ?? false {
+            reply = .written
+            // A failed write leaves the rest to the next RAW_WRITEABLE, which closes.
+            _ = write(ServerFrame.close, closeEchoPayload)
+        }
         wantWrite()
+    }
+
+    /// Our echo of the peer's close: its code, or nothing when it sent none.
+    private var closeEchoPayload: [UInt8] {
+        peer.peerClose.flatMap { $0.code == 1005 ? nil : [UInt8($0.code >> 8), UInt8($0.code & 0xFF)] } ?? []
     }
 
     /// A protocol error: fail the connection with `code` (§7.1.7).
@@ -122,8 +135,7 @@ final class ServerWebSocket {
         }
         if case .pending = reply {
             reply = .written
-            let payload = peer.peerClose.flatMap { $0.code == 1005 ? nil : [UInt8($0.code >> 8), UInt8($0.code & 0xFF)] } ?? []
-            guard write(ServerFrame.close, payload) else { return -1 }
+            guard write(ServerFrame.close, closeEchoPayload) else { return -1 }
             wantWrite()
             return 0
         }
