@@ -1,4 +1,5 @@
 import AccordCRDT
+import AccordCodegen
 import AccordRecords
 import AccordStore
 
@@ -56,8 +57,10 @@ struct RecordsOptions {
         return ids
     }
 
-    /// The models of a schema file: one model object or `{"models": [...]}`.
+    /// The models of a schema file: `models.toml` (the dialect codegen reads), or JSON
+    /// with one model object or `{"models": [...]}`.
     static func readSchemaFile(_ path: String) throws(AccordError) -> [ModelSchema] {
+        if path.lowercased().hasSuffix(".toml") { return try SchemaLoader.loadSchema(path: path) }
         let bytes = try Files.read(path)
         do throws(AccordError) {
             return try ModelSchema.models(json: AnyValue(jsonText: String(decoding: bytes, as: UTF8.self)))
