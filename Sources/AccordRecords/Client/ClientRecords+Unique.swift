@@ -30,7 +30,7 @@ extension ClientRecords {
                     .invalidArgument, "Model \"\(model)\": unique constraint \"\(constraint)\" needs a value for \"\(field)\".",
                     details: ["model": model, "constraint": constraint, "field": field])
             }
-            filter.append((field, UniquenessCheck.json(value)))
+            filter.append((field, value.json))
         }
         return try queryOne(model, filter: Filter(json: .object(OrderedObject(filter))), options: QueryOptions(documents: documents))
     }

@@ -31,7 +31,7 @@ struct UniquenessCheck {
                 }
                 seen[constraint.name, default: [:]][key] = id
                 var filter: [(String, AnyValue)] = []
-                for (field, value) in zip(constraint.fields, key) { filter.append((field, Self.json(value))) }
+                for (field, value) in zip(constraint.fields, key) { filter.append((field, value.json)) }
                 let matches = try index.query(schema.name, filter: Filter(json: .object(OrderedObject(filter))))
                 if let clash = matches.first(where: { $0.id != id || $0.document != document }) {
                     throw violation(constraint, existing: clash.id, document: clash.document)
@@ -46,14 +46,5 @@ struct UniquenessCheck {
             "Model \"\(schema.name)\": unique constraint \"\(constraint.name)\" (\(constraint.fields.joined(separator: ", "))) "
                 + "is already held by record \"\(existing)\" in document \(document).",
             details: ["model": schema.name, "constraint": constraint.name, "existing": existing, "document": document.rawValue])
-    }
-
-    static func json(_ value: RecordValue) -> AnyValue {
-        switch value {
-        case .null, .stringSet: .null
-        case .bool(let flag): .bool(flag)
-        case .number(let number): .double(number)
-        case .string(let text): .string(text)
-        }
     }
 }

@@ -27,19 +27,23 @@ struct ModelTables {
         valueFields = schema.fields.filter { $0.name != ModelSchema.idField }
         stringSets = valueFields.filter { $0.type == .stringSet }
         records = "\"r_\(schema.name)\""
-        let columns = ["document", "id"] + valueFields.map { $0.name == ModelSchema.idField ? "id" : "\"f_\($0.name)\"" }
+        let columns = ["document", "id"] + valueFields.map { Self.column($0.name) }
         let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         upsertRow = "INSERT OR REPLACE INTO \(records) (\(columns.joined(separator: ", "))) VALUES (\(marks))"
         memberWrites = stringSets.map { field in
-            let table = "\"m_\(schema.name)_\(field.name)\""
+            let table = Self.members(schema.name, field.name)
             return (field.name, "DELETE FROM \(table) WHERE document = ? AND id = ?", "INSERT INTO \(table) VALUES (?, ?, ?)")
         }
     }
 
-    func members(_ field: String) -> String { "\"m_\(schema.name)_\(field)\"" }
+    func members(_ field: String) -> String { Self.members(schema.name, field) }
 
     /// The column of a field; the record id is `id`.
-    func column(_ field: String) -> String {
+    func column(_ field: String) -> String { Self.column(field) }
+
+    private static func members(_ model: String, _ field: String) -> String { "\"m_\(model)_\(field)\"" }
+
+    private static func column(_ field: String) -> String {
         field == ModelSchema.idField ? "id" : "\"f_\(field)\""
     }
 

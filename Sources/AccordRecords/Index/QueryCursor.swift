@@ -16,7 +16,8 @@ public struct QueryCursor: Sendable, Hashable {
 
     /// The text handed to callers.
     public var text: String {
-        let json = AnyValue.array(values.map(Self.json))
+        // Sort keys are never string sets, so every value is a scalar.
+        let json = AnyValue.array(values.map(\.json))
         return Data(json.jsonText.utf8).base64EncodedString()
     }
 
@@ -43,15 +44,6 @@ public struct QueryCursor: Sendable, Hashable {
             throw AccordError(.invalidQuery, "cursor: not a cursor of this query", details: ["path": "cursor"])
         }
         self.values = values
-    }
-
-    private static func json(_ value: RecordValue) -> AnyValue {
-        switch value {
-        case .null, .stringSet: .null
-        case .bool(let flag): .bool(flag)
-        case .number(let number): .double(number)
-        case .string(let text): .string(text)
-        }
     }
 
     /// The SQL condition "comes after the cursor" in the order `ORDER BY` gives: each

@@ -9,15 +9,7 @@ extension RecordIndex {
         try reading { (connection, tables) throws(AccordError) -> [AggregateRow] in
             let modelTables = try Self.tables(model, in: tables)
             let plan = try AggregatePlan(options, model: modelTables.schema)
-            var condition = SQLPredicate(plan.predicate, tables: modelTables)
-            if let documents = options.documents {
-                let marks = Array(repeating: "?", count: documents.count).joined(separator: ", ")
-                condition = documents.isEmpty
-                    ? .never
-                    : SQLPredicate(
-                        sql: "r.document IN (\(marks)) AND \(condition.sql)",
-                        parameters: documents.map { .text($0.rawValue) } + condition.parameters)
-            }
+            let condition = Self.condition(plan.predicate, options.documents, modelTables)
             var select: [String] = []
             var selectParameters: [SQLiteValue] = []
             var join = ""

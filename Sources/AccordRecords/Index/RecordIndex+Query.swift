@@ -24,48 +24,48 @@ extension RecordIndex {
         _ model: String, filter: Filter, options: QueryOptions, _ connection: SQLiteConnection,
         _ tables: [String: ModelTables]
     ) throws(AccordError) -> [IndexedRecord] {
-            let modelTables = try Self.tables(model, in: tables)
-            var condition = try Self.condition(filter, options.documents, modelTables)
-            if options.documents?.isEmpty == true { return [] }
-            if let text = options.cursor {
-                let cursor = try QueryCursor(text: text, sortOrder: options.sortOrder).condition(options.sortOrder, modelTables)
-                condition = SQLPredicate(sql: "\(condition.sql) AND \(cursor.sql)", parameters: condition.parameters + cursor.parameters)
+        let modelTables = try Self.tables(model, in: tables)
+        var condition = try Self.condition(filter, options.documents, modelTables)
+        if options.documents?.isEmpty == true { return [] }
+        if let text = options.cursor {
+            let cursor = try QueryCursor(text: text, sortOrder: options.sortOrder).condition(options.sortOrder, modelTables)
+            condition = SQLPredicate(sql: "\(condition.sql) AND \(cursor.sql)", parameters: condition.parameters + cursor.parameters)
+        }
+        let order = try Self.orderBy(options.sortOrder, modelTables)
+        let fields = modelTables.valueFields
+        var sql = "SELECT r.document, r.id"
+        for field in fields { sql += ", r.\(modelTables.column(field.name))" }
+        sql += " FROM \(modelTables.records) r WHERE \(condition.sql) ORDER BY \(order)"
+        var parameters = condition.parameters
+        if let limit = options.limit {
+            sql += " LIMIT ?"
+            parameters.append(.integer(Int64(max(0, limit))))
+        }
+        var results: [IndexedRecord] = []
+        // Rows of one document follow each other: its id is checked once, not per row.
+        var lastDocument: (raw: String, id: DocumentID)?
+        try connection.cachedStatement(sql).forEachRow(parameters) { row throws(AccordError) in
+            var values: [String: RecordValue] = [:]
+            values.reserveCapacity(fields.count)
+            for (offset, field) in fields.enumerated() where !row.isNull(Int32(offset + 2)) {
+                values[field.name] = Self.value(row, Int32(offset + 2), field.type)
             }
-            let order = try Self.orderBy(options.sortOrder, modelTables)
-            let fields = modelTables.valueFields
-            var sql = "SELECT r.document, r.id"
-            for field in fields { sql += ", r.\(modelTables.column(field.name))" }
-            sql += " FROM \(modelTables.records) r WHERE \(condition.sql) ORDER BY \(order)"
-            var parameters = condition.parameters
-            if let limit = options.limit {
-                sql += " LIMIT ?"
-                parameters.append(.integer(Int64(max(0, limit))))
+            let raw = row.text(0)
+            let document: DocumentID
+            if let last = lastDocument, last.raw == raw {
+                document = last.id
+            } else {
+                // Rows are written under valid ids only.
+                guard let checked = DocumentID(rawValue: raw) else { return }
+                document = checked
+                lastDocument = (raw, checked)
             }
-            var results: [IndexedRecord] = []
-            // Rows of one document follow each other: its id is checked once, not per row.
-            var lastDocument: (raw: String, id: DocumentID)?
-            try connection.cachedStatement(sql).forEachRow(parameters) { row throws(AccordError) in
-                var values: [String: RecordValue] = [:]
-                values.reserveCapacity(fields.count)
-                for (offset, field) in fields.enumerated() where !row.isNull(Int32(offset + 2)) {
-                    values[field.name] = Self.value(row, Int32(offset + 2), field.type)
-                }
-                let raw = row.text(0)
-                let document: DocumentID
-                if let last = lastDocument, last.raw == raw {
-                    document = last.id
-                } else {
-                    // Rows are written under valid ids only.
-                    guard let checked = DocumentID(rawValue: raw) else { return }
-                    document = checked
-                    lastDocument = (raw, checked)
-                }
-                results.append(IndexedRecord(document: document, record: RecordData(id: row.text(1), values: values)))
-            }
-            for field in modelTables.stringSets {
-                try Self.loadMembers(of: field.name, into: &results, modelTables, connection)
-            }
-            return results
+            results.append(IndexedRecord(document: document, record: RecordData(id: row.text(1), values: values)))
+        }
+        for field in modelTables.stringSets {
+            try Self.loadMembers(of: field.name, into: &results, modelTables, connection)
+        }
+        return results
     }
 
     /// One page of at most `options.limit` records (all when nil), and the cursor of
@@ -111,14 +111,20 @@ extension RecordIndex {
     static func condition(
         _ filter: Filter, _ documents: [DocumentID]?, _ modelTables: ModelTables
     ) throws(AccordError) -> SQLPredicate {
-        var condition = SQLPredicate(try filter.compile(for: modelTables.schema), tables: modelTables)
-        if let documents, !documents.isEmpty {
-            let marks = Array(repeating: "?", count: documents.count).joined(separator: ", ")
-            condition = SQLPredicate(
-                sql: "r.document IN (\(marks)) AND \(condition.sql)",
-                parameters: documents.map { .text($0.rawValue) } + condition.parameters)
-        }
-        return condition
+        condition(try filter.compile(for: modelTables.schema), documents, modelTables)
+    }
+
+    /// A compiled predicate, scoped to `documents` (nil: every document; `[]`: none).
+    static func condition(
+        _ predicate: RecordPredicate, _ documents: [DocumentID]?, _ modelTables: ModelTables
+    ) -> SQLPredicate {
+        let condition = SQLPredicate(predicate, tables: modelTables)
+        guard let documents else { return condition }
+        guard !documents.isEmpty else { return .never }
+        let marks = Array(repeating: "?", count: documents.count).joined(separator: ", ")
+        return SQLPredicate(
+            sql: "r.document IN (\(marks)) AND \(condition.sql)",
+            parameters: documents.map { .text($0.rawValue) } + condition.parameters)
     }
 
     /// SQLite puts NULL first ascending and last descending, which is the rule.

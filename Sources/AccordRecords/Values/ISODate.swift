@@ -24,7 +24,33 @@ package enum ISODate {
     /// for years 0000 through 9999.
     package static func text(secondsSince1970 seconds: Double) -> String? {
         guard seconds.isFinite else { return nil }
-        let milliseconds = Int64((seconds * 1000).rounded(.down))
+        return text(millisecondsSince1970: Int64((seconds * 1000).rounded(.down)))
+    }
+
+    /// Seconds since 1970 of a canonical text (nil for any other text).
+    package static func seconds(_ text: String) -> Double? {
+        guard isCanonical(text) else { return nil }
+        let bytes = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int64 { range.reduce(0) { $0 * 10 + Int64(bytes[$1] - 0x30) } }
+        let milliseconds = millisecondsSince1970(
+            year: number(0..<4), month: number(5..<7), day: number(8..<10), hour: number(11..<13),
+            minute: number(14..<16), second: number(17..<19), millisecond: number(20..<23))
+        return Double(milliseconds) / 1000
+    }
+
+    /// The canonical text of a calendar instant given by its parts and its offset from
+    /// UTC in minutes (a TOML offset date-time, say); nil outside the years 0000-9999.
+    static func text(
+        year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, milliseconds: Int, offsetMinutes: Int
+    ) -> String? {
+        text(millisecondsSince1970: millisecondsSince1970(
+            year: Int64(year), month: Int64(month), day: Int64(day), hour: Int64(hour),
+            minute: Int64(minute - offsetMinutes), second: Int64(second), millisecond: Int64(milliseconds)))
+    }
+
+    /// The canonical text of an instant in whole milliseconds (exact: no floating point
+    /// between the parts and the text).
+    private static func text(millisecondsSince1970 milliseconds: Int64) -> String? {
         var days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
         let inDay = milliseconds - days * 86_400_000
         // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
@@ -46,36 +72,17 @@ package enum ISODate {
             + "\(pad(inDay / 60000 % 60, 2)):\(pad(inDay / 1000 % 60, 2)).\(pad(inDay % 1000, 3))Z"
     }
 
-    /// Seconds since 1970 of a canonical text (nil for any other text).
-    package static func seconds(_ text: String) -> Double? {
-        guard isCanonical(text) else { return nil }
-        let bytes = Array(text.utf8)
-        func number(_ range: Range<Int>) -> Int64 { range.reduce(0) { $0 * 10 + Int64(bytes[$1] - 0x30) } }
-        let year = number(0..<4)
-        let month = number(5..<7)
-        let day = number(8..<10)
-        // Days since 1970-01-01 of a civil date (the inverse of `text`).
+    /// Milliseconds since 1970 of a UTC calendar instant (the inverse of `text`; minutes
+    /// may be out of range, as when an offset is subtracted).
+    private static func millisecondsSince1970(
+        year: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64, millisecond: Int64
+    ) -> Int64 {
+        // Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
         let shifted = month <= 2 ? year - 1 : year
         let era = (shifted >= 0 ? shifted : shifted - 399) / 400
         let yearOfEra = shifted - era * 400
         let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
-        let milliseconds = (((days * 24 + number(11..<13)) * 60 + number(14..<16)) * 60 + number(17..<19)) * 1000 + number(20..<23)
-        return Double(milliseconds) / 1000
-    }
-
-    /// The canonical text of a calendar instant given by its parts and its offset from
-    /// UTC in minutes (a TOML offset date-time, say); nil outside the years 0000-9999.
-    static func text(
-        year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, milliseconds: Int, offsetMinutes: Int
-    ) -> String? {
-        let shifted = Int64(month <= 2 ? year - 1 : year)
-        let era = (shifted >= 0 ? shifted : shifted - 399) / 400
-        let yearOfEra = shifted - era * 400
-        let dayOfYear = (153 * Int64(month > 2 ? month - 3 : month + 9) + 2) / 5 + Int64(day) - 1
         let days = era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
-        let seconds = ((days * 24 + Int64(hour)) * 60 + Int64(minute - offsetMinutes)) * 60 + Int64(second)
-        return text(secondsSince1970: Double(seconds) + Double(milliseconds) / 1000)
+        return (((days * 24 + hour) * 60 + minute) * 60 + second) * 1000 + millisecond
     }
 }
