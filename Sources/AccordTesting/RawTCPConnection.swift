@@ -12,16 +12,13 @@ public final class RawTCPConnection: @unchecked Sendable {
     public let fd: Int32
     private var isClosed = false
 
-    /// Connects to `127.0.0.1:port`. `receiveBuffer` sets `SO_RCVBUF` first (a small
-    /// one makes a reader that never reads stall the sender sooner).
+    /// Connects to `127.0.0.1:port`. `receiveBuffer` sets `SO_RCVBUF` before
+    /// connecting (a small one makes a reader that never reads stall the sender sooner).
     public init(port: Int, receiveBuffer: Int? = nil) throws {
         do {
-            fd = try ProxySocket.connectTo(host: "127.0.0.1", port: port)
+            fd = try ProxySocket.connectTo(host: "127.0.0.1", port: port, receiveBuffer: receiveBuffer.map(Int32.init))
         } catch {
             throw RawTCPError("connect to 127.0.0.1:\(port): \(error)")
-        }
-        if var size = receiveBuffer.map(Int32.init) {
-            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
     }
 

@@ -13,7 +13,6 @@ public final class StalledReader: @unchecked Sendable {
     // Invariant: `fd` is written once in init; the calls below are plain syscalls on it,
     // and tests call them from one task at a time.
     private let fd: Int32
-    private var maskSeed: UInt32 = 0x9E37_79B9
 
     public struct Failure: Error, CustomStringConvertible {
         public var call: String
@@ -24,35 +23,17 @@ public final class StalledReader: @unchecked Sendable {
     /// Connects to `127.0.0.1:port`, upgrades on `path` (with its query) and reads the
     /// `101` response head, nothing after it.
     public init(port: Int, path: String, receiveBuffer: Int32 = 4096) throws {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw Failure(call: "socket", errno: errno) }
-        self.fd = fd
-        var size = receiveBuffer
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        do {
+            fd = try ProxySocket.connectTo(host: "127.0.0.1", port: port, receiveBuffer: receiveBuffer)
+        } catch {
+            throw Failure(call: error.call, errno: error.errno)
+        }
+        // Bounded waits: a send into a stalled server, or a read of a connection it
+        // keeps open, gives up instead of hanging the test.
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        #if canImport(Darwin)
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-        #endif
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw Failure(call: "connect", errno: errno) }
-        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        try write(Array(request.utf8))
+        try write(WebSocketBytes.upgradeRequest(path: path))
         // Byte by byte, so not one byte of what follows the head is consumed.
         var head: [UInt8] = []
         var byte: UInt8 = 0
@@ -69,20 +50,7 @@ public final class StalledReader: @unchecked Sendable {
 
     /// Sends one binary message as a single masked frame.
     public func send(_ message: [UInt8]) throws {
-        var frame: [UInt8] = [0x82]
-        switch message.count {
-        case ..<126: frame.append(0x80 | UInt8(message.count))
-        case ..<65536: frame += [0x80 | 126, UInt8(message.count >> 8), UInt8(message.count & 0xFF)]
-        default: frame += [0x80 | 127] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: message.count >> ($0 * 8)) }
-        }
-        // Clients must mask; any key will do (xorshift keeps it deterministic).
-        maskSeed ^= maskSeed << 13
-        maskSeed ^= maskSeed >> 17
-        maskSeed ^= maskSeed << 5
-        let mask = (0..<4).map { UInt8(truncatingIfNeeded: maskSeed >> ($0 * 8)) }
-        frame += mask
-        frame += message.enumerated().map { $0.element ^ mask[$0.offset & 3] }
-        try write(frame)
+        try write(WebSocketBytes.frame(message))
     }
 
     /// Starts reading at last and discards everything until the server's end of the
@@ -99,17 +67,6 @@ public final class StalledReader: @unchecked Sendable {
     }
 
     private func write(_ bytes: [UInt8]) throws {
-        var sent = 0
-        while sent < bytes.count {
-            // Module-qualified: `send` alone would name the method above.
-            #if canImport(Glibc)
-            let count = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            #else
-            let count = bytes[sent...].withUnsafeBytes { Darwin.send(fd, $0.baseAddress, $0.count, 0) }
-            #endif
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw Failure(call: "send", errno: errno) }
-            sent += count
-        }
+        guard ProxySocket.sendAll(fd, bytes) else { throw Failure(call: "send", errno: errno) }
     }
 }

@@ -53,9 +53,14 @@ enum ProxySocket {
         return fd
     }
 
-    /// A connected socket to `host:port` (an IPv4 address).
-    static func connectTo(host: String, port: Int) throws(FaultProxy.Failure) -> Int32 {
+    /// A connected socket to `host:port` (an IPv4 address). `receiveBuffer` sets
+    /// `SO_RCVBUF` before connecting, so the window the peer sees stays that small (a
+    /// client that never reads then stalls its sender within a few kilobytes).
+    static func connectTo(host: String, port: Int, receiveBuffer: Int32? = nil) throws(FaultProxy.Failure) -> Int32 {
         let fd = try newSocket()
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = try ipv4(host, port: port)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
