@@ -54,34 +54,34 @@ struct HostileClientSoakTests {
         let good = try await GoodClients.connect(port: serve.port, token: token)
         let deadline = Date().addingTimeInterval(Self.duration)
         let hostile = HostileClients(port: serve.port, deadline: deadline, token: token)
-        async let attacks: [HostileClients.Report] = withTaskGroup(of: HostileClients.Report.self) { group in
-            group.addTask { await onThread("pipelined") { hostile.pipelinedBodies() } }
+        async let attacks: [HostileClients.Report] = withThrowingTaskGroup(of: HostileClients.Report.self) { group in
+            group.addTask { try await onThread { hostile.pipelinedBodies() } }
             group.addTask {
-                await onThread("partial-requests") {
+                try await onThread {
                     hostile.idlePartialRequests(hold: 200, headerTimeout: TimeInterval(Self.headerTimeoutSeconds))
                 }
             }
-            group.addTask { await onThread("stalled") { hostile.stalledReaders(document: "large", user: "slow", count: 5) } }
+            group.addTask { try await onThread { hostile.stalledReaders(document: "large", user: "slow", count: 5) } }
             group.addTask {
-                await onThread("partial-messages") {
+                try await onThread {
                     hostile.partialMessages(user: "hoarder", connections: 12, announced: 15 << 20, sent: 1 << 20)
                 }
             }
-            group.addTask { await onThread("bad-tokens") { hostile.badTokens(document: "good") } }
-            group.addTask { await onThread("flood") { hostile.connectionFlood(user: "flooder", count: 40) } }
-            group.addTask { await onThread("malformed") { hostile.malformedRequests(user: "prober") } }
+            group.addTask { try await onThread { hostile.badTokens(document: "good") } }
+            group.addTask { try await onThread { hostile.connectionFlood(user: "flooder", count: 40) } }
+            group.addTask { try await onThread { hostile.malformedRequests(user: "prober") } }
             var reports: [HostileClients.Report] = []
-            for await report in group { reports.append(report) }
+            for try await report in group { reports.append(report) }
             return reports
         }
-        async let health = onThread("healthz") { Self.probeHealth(port: serve.port, until: deadline) }
-        async let rss = onThread("rss") { Self.sampleRSS(pid: serve.process.processIdentifier, until: deadline) }
+        async let health = onThread { Self.probeHealth(port: serve.port, until: deadline) }
+        async let rss = onThread { Self.sampleRSS(pid: serve.process.processIdentifier, until: deadline) }
 
         let run = try await good.edit(until: deadline)
 
-        let reports = await attacks
-        let probes = await health
-        let peakRSS = await rss
+        let reports = try await attacks
+        let probes = try await health
+        let peakRSS = try await rss
         print("hostile soak \(Int(Self.duration)) s: healthz p99 \(Self.percentile(probes.latencies, 0.99)) ms over \(probes.latencies.count) probes; "
             + "good clients p99 \(Self.percentile(run.latencies, 0.99)) ms over \(run.latencies.count) edits; peak RSS \(peakRSS >> 20) MiB; "
             + reports.map { "\($0.name) \($0.attempts)" }.joined(separator: ", "))

@@ -201,13 +201,3 @@ struct HostileClients: Sendable {
         return report
     }
 }
-
-/// Runs `body` on a thread of its own and returns its result without blocking the
-/// cooperative pool.
-func onThread<T: Sendable>(_ name: String, _ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        let thread = Thread { continuation.resume(returning: body()) }
-        thread.name = name
-        thread.start()
-    }
-}
