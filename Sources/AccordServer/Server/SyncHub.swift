@@ -162,16 +162,11 @@ final class SyncHub: @unchecked Sendable {
             endpoint = parsed
             dialect = try SyncDialect(endpoint: endpoint, parameter: socket.request.queryValue(SyncDialect.queryParameter))
         } catch {
-            metrics.error(error.code.rawValue)
             // Without a session the dialect may be unknown: only a client that asked for
             // Accord's messages gets the Accord error, every client the auth refusal.
-            if socket.request.queryValue(SyncDialect.queryParameter) == "1",
-               let frame = try? AccordMessage.error(code: error.code.rawValue, message: error.message, documentID: nil).encode() {
-                socket.send(frame)
-            } else {
-                socket.send(ProtocolFrame.auth(.permissionDenied(reason: error.message)).encode())
-            }
-            socket.close(code: SyncCloseCode.malformed, reason: error.code.rawValue)
+            refuse(
+                socket, endpoint: nil, accordMessages: socket.request.queryValue(SyncDialect.queryParameter) == "1", error,
+                closeCode: SyncCloseCode.malformed)
             return
         }
         let authentication: Result<String, AccordError>
@@ -200,16 +195,24 @@ final class SyncHub: @unchecked Sendable {
         _ socket: WebSocketConnection, endpoint: SyncEndpoint, dialect: SyncDialect, limit: Int
     ) {
         metrics.refused(.connectionsPerUser)
-        metrics.error(ErrorCode.tooManyConnections.rawValue)
-        let text = "a user may have \(limit) sync connections open; close one first"
-        if dialect == .accord {
-            let message = AccordMessage.error(code: ErrorCode.tooManyConnections.rawValue, message: text, documentID: nil)
-            if let frame = try? message.frame() { socket.send(endpoint.encode(frame, document: nil)) }
+        let error = AccordError(.tooManyConnections, "a user may have \(limit) sync connections open; close one first")
+        refuse(socket, endpoint: endpoint, accordMessages: dialect == .accord, error, closeCode: SyncCloseCode.tooManyRequests)
+    }
+
+    /// Refuses a connection that has no session yet: an Accord `error` for a client
+    /// that asked for Accord's messages, the y-protocols auth refusal (all a stock
+    /// client understands) for the others, then the close with the code as reason.
+    /// `endpoint` nil: the path did not parse, so the frame goes out unwrapped.
+    private func refuse(
+        _ socket: WebSocketConnection, endpoint: SyncEndpoint?, accordMessages: Bool, _ error: AccordError, closeCode: UInt16
+    ) {
+        metrics.error(error.code.rawValue)
+        if accordMessages, let frame = try? AccordMessage.error(code: error.code.rawValue, message: error.message, documentID: nil).frame() {
+            socket.send(endpoint?.encode(frame, document: nil) ?? frame.encode())
         } else {
-            // A stock client understands only y-protocols: the auth refusal.
-            socket.send(ProtocolFrame.auth(.permissionDenied(reason: text)).encode())
+            socket.send(ProtocolFrame.auth(.permissionDenied(reason: error.message)).encode())
         }
-        socket.close(code: SyncCloseCode.tooManyRequests, reason: ErrorCode.tooManyConnections.rawValue)
+        socket.close(code: closeCode, reason: error.code.rawValue)
     }
 
     private func closed(_ id: ConnectionID) {
