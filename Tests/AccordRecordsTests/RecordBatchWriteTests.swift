@@ -76,3 +76,40 @@ private struct SplitRandom: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// What `write` returns is worked out from the record before and the changes, not read
+/// back from the document: it must equal what a read of the document returns.
+@Suite struct RecordBatchWriteSavedRecordTests {
+    @Test func theSavedRecordsEqualWhatTheDocumentReadsAfterwards() throws {
+        let index = try RecordIndex(path: ":memory:")
+        try index.register([RecordBatchWriteTests.tasks])
+        let writer = RecordBatchWrite(schema: RecordBatchWriteTests.tasks, index: index, document: "inbox")
+        let doc = Doc(clientID: 7)
+        var random = SystemRandomNumberGenerator()
+        try RecordLayout.write(["title": "old", "slug": "s1"], id: "old", model: RecordBatchWriteTests.tasks, in: doc)
+        let saved = try writer.write([
+            // New, with a null: the null is not part of the record read back.
+            RecordWrite(id: "new", values: ["title": "fresh", "slug": .null]),
+            // Existing: one field changed, one removed, one set to null.
+            RecordWrite(id: "old", values: ["hours": 3, "title": .null], removing: ["slug"]),
+            // The same record twice in one batch: the second sees the first.
+            RecordWrite(id: "twice", values: ["title": "first", "slug": "s2"]),
+            RecordWrite(id: "twice", values: ["hours": 9]),
+        ], to: doc, milliseconds: 0, random: &random)
+        for (position, record) in saved.enumerated() {
+            let read = try #require(try RecordLayout.record(record.id, of: RecordBatchWriteTests.tasks, in: doc))
+            let expected = read.values.filter { $0.value != .null }
+            // The first write of "twice" returns the record as it stood after it.
+            if position == 2 {
+                #expect(record.values["title"] == "first")
+                #expect(record.values["hours"] == 1)
+                continue
+            }
+            #expect(record.values == expected, "record \(position) (\(record.id))")
+        }
+        #expect(saved[1].values["title"] == nil)
+        #expect(saved[1].values["slug"] == nil)
+        #expect(saved[3].values["hours"] == 9)
+        #expect(saved[3].values["slug"] == "s2")
+    }
+}

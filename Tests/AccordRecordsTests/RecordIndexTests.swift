@@ -172,3 +172,41 @@ import Testing
         #expect(reopened.counters.projectedRecords == 5)
     }
 }
+
+/// Projections queued by a document's owner are written off its path, by a background
+/// thread or by the next use of the index: a read never misses a queued change.
+@Suite struct QueuedProjectionTests {
+    static let notes = ModelSchema("notes", fields: [FieldSchema("text", .string, indexed: true)])
+
+    @Test func aReadRightAfterEnqueueSeesTheChangeFromAnyThread() async throws {
+        let index = try RecordIndex(path: ":memory:")
+        try index.register([Self.notes])
+        let doc = Doc(clientID: 3)
+        let tracker = try RecordChangeTracker(doc: doc, models: [Self.notes])
+        for round in 1...200 {
+            try RecordLayout.write(["text": .string("n\(round)")], id: "n\(round)", model: Self.notes, in: doc)
+            index.enqueue("inbox", doc: doc, changes: tracker.take(), models: ["notes": Self.notes], sequence: UInt64(round))
+            // Every other round the read comes from another thread.
+            let count = round.isMultiple(of: 2)
+                ? try await Task.detached { try index.count("notes", documents: ["inbox"]) }.value
+                : try index.count("notes", documents: ["inbox"])
+            #expect(count == round)
+        }
+        // The stored position is the last queued one.
+        #expect(try !index.needsProjection("inbox", stateVector: doc.encodeStateVector(), sequence: 200))
+    }
+
+    @Test func aChangeQueuedBeforeASchemaChangeLeavesTheDocumentToProjectAgain() throws {
+        let index = try RecordIndex(path: ":memory:")
+        try index.register([Self.notes])
+        let doc = Doc(clientID: 3)
+        let tracker = try RecordChangeTracker(doc: doc, models: [Self.notes])
+        try RecordLayout.write(["text": "hello"], id: "a", model: Self.notes, in: doc)
+        index.enqueue("inbox", doc: doc, changes: tracker.take(), models: ["notes": Self.notes], sequence: 1)
+        let changed = ModelSchema("notes", fields: [FieldSchema("text", .string), FieldSchema("pinned", .boolean)])
+        // Registration writes what was queued first, then replaces the tables.
+        try index.register([changed])
+        #expect(try index.count("notes", documents: ["inbox"]) == 0)
+        #expect(try index.needsProjection("inbox", stateVector: doc.encodeStateVector(), sequence: 1))
+    }
+}

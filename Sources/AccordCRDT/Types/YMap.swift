@@ -7,7 +7,11 @@ public struct YMap {
     let type: Int32
 
     /// Number of keys with a value.
-    public var count: Int { entries.count }
+    public var count: Int {
+        var count = 0
+        forEachEntry { _, _ in count += 1 }
+        return count
+    }
 
     /// The keys with a value, sorted.
     public var keys: [String] { entries.map(\.key) }
@@ -18,7 +22,7 @@ public struct YMap {
     public func get(_ key: String) -> YValue? {
         guard let k = doc.store.keyIndex[key], let ref = doc.store.types[Int(type)].map[k],
               !doc.store.items[Int(ref)].deleted else { return nil }
-        return doc.values(of: ref).last
+        return doc.lastValue(of: ref)
     }
 
     public func contains(_ key: String) -> Bool { get(key) != nil }
@@ -27,9 +31,19 @@ public struct YMap {
     public var entries: [(key: String, value: YValue)] {
         let store = doc.store
         return store.types[Int(type)].map.compactMap { (k, ref) -> (String, YValue)? in
-            guard !store.items[Int(ref)].deleted, let v = doc.values(of: ref).last else { return nil }
+            guard !store.items[Int(ref)].deleted, let v = doc.lastValue(of: ref) else { return nil }
             return (store.keys[Int(k)], v)
         }.sorted { $0.0 < $1.0 }
+    }
+
+    /// Calls `body` with every key that has a value, in no particular order: for readers
+    /// that order by their own rule (or not at all) and need not pay for the sort.
+    public func forEachEntry(_ body: (_ key: String, _ value: YValue) throws -> Void) rethrows {
+        let store = doc.store
+        for (k, ref) in store.types[Int(type)].map where !store.items[Int(ref)].deleted {
+            guard let value = doc.lastValue(of: ref) else { continue }
+            try body(store.keys[Int(k)], value)
+        }
     }
 
     /// Sets `key` to a plain value.

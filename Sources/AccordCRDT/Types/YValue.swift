@@ -77,6 +77,16 @@ extension Doc {
         }
     }
 
+    /// The last value a countable item holds: a map entry's value. Reads it in place,
+    /// without the array ``values(of:)`` builds, since map reads are hot (records).
+    func lastValue(of ref: ItemRef) -> YValue? {
+        let item = store.items[Int(ref)]
+        switch item.kind {
+        case .any, .json: return store.values(of: item).last.map { .value($0) }
+        default: return values(of: ref).last
+        }
+    }
+
     /// Wire content for a plain value set in a map: bytes travel as ContentBinary, as in Yjs.
     static func content(for value: AnyValue) -> StructContent {
         if case .bytes(let b) = value { return .binary(b) }

@@ -41,7 +41,8 @@ extension ClientRecords {
 
     public func documentStored(_ id: DocumentID, through sequence: UInt64, client: isolated AccordClient) {
         guard let changes = projectorChanges(id, through: sequence) else { return }
-        for (model, ids) in changes.sorted(by: { $0.key < $1.key }) {
+        // Sorting a large batch's ids is most of the work here: only for a model someone listens to.
+        for (model, ids) in changes.sorted(by: { $0.key < $1.key }) where subscribers.listens(to: model) {
             subscribers.deliver(RecordChange(model: model, document: id, ids: ids.sorted(by: CodePoints.less)))
         }
     }
@@ -61,6 +62,8 @@ final class RecordSubscribers: @unchecked Sendable {
             return nextKey
         }
     }
+
+    func listens(to model: String) -> Bool { lock.locked { handlers.values.contains { $0.model == model } } }
 
     func remove(_ key: UInt64) { lock.locked { _ = handlers.removeValue(forKey: key) } }
 

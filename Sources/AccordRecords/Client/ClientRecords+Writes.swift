@@ -48,17 +48,9 @@ extension ClientRecords {
                 // at the edge; the shared writer takes them as arguments.
                 var random = SystemRandomNumberGenerator()
                 let milliseconds = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
-                let ids = try RecordBatchWrite(schema: schema, index: index, document: document)
-                    .apply(writes, to: doc, milliseconds: milliseconds, random: &random)
-                // The records as saved, read back from the document they were written to
-                // (the index holds the same values; null reads as absent, as there).
-                return try ids.map { id throws(AccordError) in
-                    guard let record = try RecordLayout.record(id, of: schema, in: doc) else {
-                        throw AccordError(.invalidArgument, "record \(id) was written but is not in the document", details: ["id": id])
-                    }
-                    let values = record.values.filter { $0.value != .null }
-                    return IndexedRecord(document: document, record: RecordData(id: id, values: values))
-                }
+                return try RecordBatchWrite(schema: schema, index: index, document: document)
+                    .write(writes, to: doc, milliseconds: milliseconds, random: &random)
+                    .map { IndexedRecord(document: document, record: $0) }
             }
         } catch let error as AccordError {
             throw error

@@ -3,19 +3,19 @@ import AccordStore
 
 /// Keeps the index current for one open document: a ``RecordChangeTracker`` collects
 /// the records each transaction touched (its observers run first), and the `Doc`'s
-/// update hook, which runs after them, projects those records. Lives on the client's
-/// executor, as the `Doc` does.
+/// update hook, which runs after them, reads those records and queues them for the
+/// index (``RecordIndex/enqueue(_:doc:changes:models:sequence:)``), which writes them
+/// before its next read or in the background. Lives on the client's executor, as the
+/// `Doc` does.
 final class DocumentProjector {
     let id: DocumentID
     let doc: Doc
     private let index: RecordIndex
     private let store: DocumentStore
     private let tracker: RecordChangeTracker
-    private(set) var tracked: Set<String> = []
+    /// The models followed, by name, with the schema their records are read with.
+    private(set) var tracked: [String: ModelSchema] = [:]
     private var subscription: Subscription?
-    /// The last projection that failed (the index keeps its previous rows); the next
-    /// open projects the document again, since its stored state no longer matches.
-    private(set) var lastError: AccordError?
     /// The log position of the latest transaction: the store appends each transaction
     /// of an open document under the next sequence, so it is the position at open
     /// plus the transactions since (the store's metadata only moves at a flush).
@@ -31,6 +31,7 @@ final class DocumentProjector {
         self.store = store
         tracker = try RecordChangeTracker(doc: doc, models: [])
         sequence = try store.metadata(id).lastSequence
+        index.clearFailure(of: id)
         // The store's own update hook was added when the document opened, before this
         // one, so the log sequence read here already counts the transaction.
         subscription = doc.onUpdate { [unowned self] _, _ in projectChanges() }
@@ -38,14 +39,21 @@ final class DocumentProjector {
 
     deinit { subscription?.cancel() }
 
-    /// Starts following `models` it does not follow yet. Returns whether it started
-    /// following any (what the index holds for them may then be stale).
+    /// The last projection that failed (the index keeps its previous rows); the next
+    /// open projects the document again, since its stored state no longer matches.
+    var lastError: AccordError? { index.failure(of: id) }
+
+    /// Starts following `models` it does not follow yet, and reads the ones it follows
+    /// with their schema as given (a model registered again). Returns whether it
+    /// started following any (what the index holds for them may then be stale).
     func track(_ models: [ModelSchema]) throws(AccordError) -> Bool {
         var added = false
-        for model in models where !tracked.contains(model.name) {
-            try tracker.track(model, in: doc)
-            tracked.insert(model.name)
-            added = true
+        for model in models {
+            if tracked[model.name] == nil {
+                try tracker.track(model, in: doc)
+                added = true
+            }
+            tracked[model.name] = model
         }
         return added
     }
@@ -77,11 +85,8 @@ final class DocumentProjector {
         let changes = tracker.take()
         guard !changes.isEmpty else { return }
         undelivered.append((sequence, changes))
-        do throws(AccordError) {
-            try index.project(id, doc: doc, changes: changes, sequence: sequence)
-        } catch {
-            lastError = error
-        }
+        // Read here, on the document's owner; the index writes them off this path.
+        index.enqueue(id, doc: doc, changes: changes, models: tracked, sequence: sequence)
     }
 
     /// The changed records of every transaction the store made durable through

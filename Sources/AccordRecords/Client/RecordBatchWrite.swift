@@ -19,22 +19,40 @@ package struct RecordBatchWrite {
     }
 
     /// Writes `writes` into `doc` (the current state of ``document``) in one transaction
-    /// and returns the records' ids in order. Every record is checked before anything
-    /// is written, because a transaction that throws halfway keeps what it wrote: a
-    /// refused batch leaves `doc` unchanged.
+    /// and returns the records' ids in order. See ``write(_:to:milliseconds:random:)``.
+    package func apply<R: RandomNumberGenerator>(
+        _ writes: [RecordWrite], to doc: Doc, milliseconds: UInt64, random: inout R
+    ) throws(AccordError) -> [String] {
+        try write(writes, to: doc, milliseconds: milliseconds, random: &random).map(\.id)
+    }
+
+    /// Writes `writes` into `doc` (the current state of ``document``) in one transaction
+    /// and returns the records as saved, in order (null fields left out, as reads leave
+    /// them). Every record is checked before anything is written, because a
+    /// transaction that throws halfway keeps what it wrote: a refused batch leaves
+    /// `doc` unchanged. The saved records are worked out from what each record held
+    /// before and what was written, not read back: reading the document again would
+    /// cost as much as the write.
     /// - Parameters:
     ///   - milliseconds: the time for ULIDs (since 1970), passed in rather than read here.
     ///   - random: the randomness for ULIDs.
     /// - Throws: `INVALID_ARGUMENT` naming the field (and `details["batchIndex"]`, the
     ///   record's position in `writes`), `UNIQUE_VIOLATION` naming the constraint and the
     ///   record that holds it.
-    package func apply<R: RandomNumberGenerator>(
+    package func write<R: RandomNumberGenerator>(
         _ writes: [RecordWrite], to doc: Doc, milliseconds: UInt64, random: inout R
-    ) throws(AccordError) -> [String] {
-        var prepared: [(id: String, values: [String: RecordValue], removing: Set<String>)] = []
+    ) throws(AccordError) -> [RecordData] {
+        var prepared: [Prepared] = []
+        prepared.reserveCapacity(writes.count)
+        // A record written twice in one batch reads, the second time, as the first left it.
+        var earlier: [String: Int] = [:]
         for (position, write) in writes.enumerated() {
             do throws(AccordError) {
-                prepared.append(try prepare(write, in: doc, milliseconds: milliseconds, random: &random))
+                var record = try prepare(write, in: doc, milliseconds: milliseconds, random: &random)
+                if let previous = earlier.updateValue(prepared.count, forKey: record.id) {
+                    record.saved = Self.applying(record.changes, to: prepared[previous].saved)
+                }
+                prepared.append(record)
             } catch {
                 var details = error.details
                 details["batchIndex"] = String(position)
@@ -45,7 +63,7 @@ package struct RecordBatchWrite {
         do {
             try doc.transact {
                 for record in prepared {
-                    try RecordLayout.write(record.values, removing: record.removing, id: record.id, model: schema, in: doc)
+                    try RecordLayout.write(checked: record.changes, id: record.id, model: schema, in: doc)
                 }
             }
         } catch let error as AccordError {
@@ -53,13 +71,22 @@ package struct RecordBatchWrite {
         } catch {
             throw AccordError(.invalidArgument, "writing records failed: \(error)")
         }
-        return prepared.map(\.id)
+        return prepared.map { RecordData(id: $0.id, values: $0.saved) }
+    }
+
+    /// One record ready to write: its id resolved, its values with defaults filled when
+    /// new, the checked changes, and the record as it will read once written.
+    private struct Prepared {
+        var id: String
+        var values: [String: RecordValue]
+        var changes: [(field: FieldSchema, value: RecordValue?)]
+        var saved: [String: RecordValue]
     }
 
     /// One record with its id resolved and, when new, its defaults filled; checked.
     private func prepare<R: RandomNumberGenerator>(
         _ write: RecordWrite, in doc: Doc, milliseconds: UInt64, random: inout R
-    ) throws(AccordError) -> (id: String, values: [String: RecordValue], removing: Set<String>) {
+    ) throws(AccordError) -> Prepared {
         let id: String
         if let given = write.id {
             id = given
@@ -68,7 +95,8 @@ package struct RecordBatchWrite {
         }
         var values = write.values
         values[ModelSchema.idField] = nil
-        if try RecordLayout.record(id, of: schema, in: doc) == nil {
+        let existing = try RecordLayout.record(id, of: schema, in: doc)
+        if existing == nil {
             for field in schema.fields where values[field.name] == nil && !write.removing.contains(field.name) {
                 if let value = field.defaultValue {
                     values[field.name] = value
@@ -77,8 +105,24 @@ package struct RecordBatchWrite {
                 }
             }
         }
-        _ = try RecordLayout.check(values, removing: write.removing, id: id, model: schema)
-        return (id, values, write.removing)
+        let changes = try RecordLayout.check(values, removing: write.removing, id: id, model: schema)
+        // A new record without nulls reads back as exactly the values written.
+        let saved = existing == nil && !values.values.contains(.null)
+            ? values : Self.applying(changes, to: existing?.values ?? [:])
+        return Prepared(id: id, values: values, changes: changes, saved: saved)
+    }
+
+    /// What a read returns once `changes` are written over a record holding `values`:
+    /// each change applied, and null (a field set to nothing) left out.
+    private static func applying(
+        _ changes: [(field: FieldSchema, value: RecordValue?)], to values: [String: RecordValue]
+    ) -> [String: RecordValue] {
+        var saved = values
+        for (name, value) in saved where value == .null { saved[name] = nil }
+        for (field, value) in changes {
+            if let value, value != .null { saved[field.name] = value } else { saved[field.name] = nil }
+        }
+        return saved
     }
 
     private func autoAssignedID<R: RandomNumberGenerator>(_ milliseconds: UInt64, _ random: inout R) throws(AccordError) -> String {

@@ -7,18 +7,25 @@ import Foundation
 /// transaction's changes, with the state vector each document's projection reflects.
 ///
 /// Reads are synchronous and may run on any thread: one connection, one lock. Writes
-/// come from the owner of the documents (``project(_:doc:changes:)``), which reads the
-/// changed records out of the `Doc` it owns.
+/// come from the owner of the documents, which reads the changed records out of the
+/// `Doc` it owns: either at once (``project(_:doc:changes:sequence:)``) or queued
+/// (``enqueue(_:doc:changes:models:sequence:)``), written by a background thread or by
+/// the next reader, whichever takes the lock first. Every use of the connection first
+/// writes what is queued, so a read sees every change queued before it.
 ///
 /// The index is derived data: deleting its file loses nothing (the next open projects
 /// every document again). It is written with `synchronous=NORMAL`: a power loss may
 /// lose its last commits, and the stored state vectors then ask for them again.
 public final class RecordIndex: @unchecked Sendable {
-    // Invariant: `connection`, `tables` and `counters` are only touched under `lock`.
-    private let lock = NSLock()
-    private let connection: SQLiteConnection
-    private var tables: [String: ModelTables] = [:]
-    private var tally = Counters()
+    // Invariant: `connection`, `tables`, `tally` and `failures` are only touched under
+    // `lock` (extensions in other files included).
+    let lock = NSLock()
+    let connection: SQLiteConnection
+    var tables: [String: ModelTables] = [:]
+    var tally = Counters()
+    let queue = ProjectionQueue()
+    /// The last queued projection that failed, by document (its rows may be stale).
+    var failures: [DocumentID: AccordError] = [:]
 
     /// What the index did since it opened, for tests and diagnostics.
     public struct Counters: Sendable, Hashable {
@@ -57,7 +64,12 @@ public final class RecordIndex: @unchecked Sendable {
             """)
     }
 
-    public var counters: Counters { lock.locked { tally } }
+    public var counters: Counters {
+        lock.lock()
+        defer { lock.unlock() }
+        writeQueued()
+        return tally
+    }
 
     /// The registered models, by name.
     public var models: [String: ModelSchema] { lock.locked { tables.mapValues(\.schema) } }
@@ -218,7 +230,7 @@ public final class RecordIndex: @unchecked Sendable {
     }
 
     /// Writes a record's row (replacing an earlier one) and its string-set members.
-    private func insert(_ record: RecordData, into modelTables: ModelTables, document: DocumentID) throws(AccordError) {
+    func insert(_ record: RecordData, into modelTables: ModelTables, document: DocumentID) throws(AccordError) {
         var values: [SQLiteValue] = [.text(document.rawValue), .text(record.id)]
         values.reserveCapacity(modelTables.valueFields.count + 2)
         for field in modelTables.valueFields {
@@ -235,7 +247,7 @@ public final class RecordIndex: @unchecked Sendable {
         }
     }
 
-    private func deleteRow(_ id: String, of modelTables: ModelTables, document: DocumentID) throws(AccordError) {
+    func deleteRow(_ id: String, of modelTables: ModelTables, document: DocumentID) throws(AccordError) {
         let key: [SQLiteValue] = [.text(document.rawValue), .text(id)]
         try connection.cachedStatement("DELETE FROM \(modelTables.records) WHERE document = ? AND id = ?").run(key)
         for field in modelTables.stringSets {
@@ -252,7 +264,7 @@ public final class RecordIndex: @unchecked Sendable {
         }
     }
 
-    private func storePosition(_ document: DocumentID, _ stateVector: [UInt8], _ sequence: UInt64) throws(AccordError) {
+    func storePosition(_ document: DocumentID, _ stateVector: [UInt8], _ sequence: UInt64) throws(AccordError) {
         try connection.cachedStatement("INSERT OR REPLACE INTO accord_index_documents VALUES (?, ?, ?)")
             .run([.text(document.rawValue), .blob(stateVector), .integer(Int64(bitPattern: sequence))])
     }
@@ -291,10 +303,12 @@ public final class RecordIndex: @unchecked Sendable {
         try locked { () throws(AccordError) -> T in try body(connection, tables) }
     }
 
-    /// `NSLock.withLock` rethrows untyped errors; this keeps `AccordError`.
+    /// Runs `body` under the lock, after writing the queued projections. `NSLock.withLock`
+    /// rethrows untyped errors; this keeps `AccordError`.
     private func locked<T>(_ body: () throws(AccordError) -> T) throws(AccordError) -> T {
         lock.lock()
         defer { lock.unlock() }
+        writeQueued()
         return try body()
     }
 

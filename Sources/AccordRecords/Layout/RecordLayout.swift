@@ -44,7 +44,7 @@ public enum RecordLayout {
     /// The record in `content`, or nil when it breaks the schema.
     static func decode(id: String, _ content: YValue, model: ModelSchema) -> RecordData? {
         guard !id.isEmpty, case .map(let map) = content else { return nil }
-        var values: [String: RecordValue] = [:]
+        var values: [String: RecordValue] = .init(minimumCapacity: model.fields.count)
         for field in model.fields where field.name != ModelSchema.idField {
             guard let stored = map.get(field.name) else { continue }
             guard let value = FieldCoding.decode(stored, as: field.type) else { return nil }
@@ -61,7 +61,14 @@ public enum RecordLayout {
     public static func write(
         _ values: [String: RecordValue], removing: Set<String> = [], id: String, model: ModelSchema, in doc: Doc
     ) throws(AccordError) {
-        let checked = try check(values, removing: removing, id: id, model: model)
+        try write(checked: check(values, removing: removing, id: id, model: model), id: id, model: model, in: doc)
+    }
+
+    /// Writes changes that ``check(_:removing:id:model:)`` accepted into record `id`, in
+    /// one transaction, creating the record if needed.
+    static func write(
+        checked: [(field: FieldSchema, value: RecordValue?)], id: String, model: ModelSchema, in doc: Doc
+    ) throws(AccordError) {
         let root = try doc.getMap(model.name)
         do {
             try doc.transact {

@@ -39,7 +39,10 @@ enum FieldCoding {
         case (.boolean, .value(.bool(let flag))): return .bool(flag)
         case (.stringSet, .map(let map)):
             // A member is a key whose value is true; anything else is not a member.
-            return .stringSet(StringSet(map.entries.compactMap { $0.value.isTrue ? $0.key : nil }))
+            // StringSet sorts by code points, so the map's own order does not matter.
+            var members: [String] = []
+            map.forEachEntry { key, value in if value.isTrue { members.append(key) } }
+            return .stringSet(StringSet(members))
         default: return nil
         }
     }

@@ -1,0 +1,87 @@
+public import AccordCRDT
+public import AccordStore
+import Dispatch
+
+extension RecordIndex {
+    /// Queues the projection of the records named in `changes` (model → record ids):
+    /// reads them out of `doc`, the current state of `document`, now (on the caller,
+    /// which owns `doc`), and leaves the SQLite writes to a background thread or to the
+    /// next use of the index, whichever comes first. `models` are the schemas to read
+    /// them with; a model the index no longer has with that schema when the rows are
+    /// written is skipped (its re-registration projects the document again).
+    public func enqueue(
+        _ document: DocumentID, doc: Doc, changes: [String: Set<String>], models: [String: ModelSchema], sequence: UInt64
+    ) {
+        var rows: [PendingProjection.Row] = []
+        var malformed = 0
+        for (model, ids) in changes {
+            guard let schema = models[model] else { continue }
+            rows.reserveCapacity(rows.count + ids.count)
+            for id in ids {
+                let record: RecordData?
+                do {
+                    record = try RecordLayout.record(id, of: schema, in: doc)
+                } catch {
+                    malformed += 1
+                    record = nil
+                }
+                rows.append(PendingProjection.Row(schema: schema, id: id, record: record))
+            }
+        }
+        let projection = PendingProjection(
+            document: document, rows: rows, malformed: malformed, stateVector: doc.encodeStateVector(), sequence: sequence)
+        guard queue.append(projection) else { return }
+        DispatchQueue.global(qos: .utility).async { [weak self] in
+            guard let self else { return }
+            queue.drainStarted()
+            lock.lock()
+            defer { lock.unlock() }
+            writeQueued()
+        }
+    }
+
+    /// The last queued projection of `document` that failed, after writing what is queued.
+    public func failure(of document: DocumentID) -> AccordError? {
+        lock.lock()
+        defer { lock.unlock() }
+        writeQueued()
+        return failures[document]
+    }
+
+    /// Forgets `document`'s failure (it is about to be projected whole again).
+    public func clearFailure(of document: DocumentID) {
+        lock.lock()
+        defer { lock.unlock() }
+        writeQueued()
+        failures[document] = nil
+    }
+
+    /// Writes every queued projection, oldest first, one SQLite transaction each (under
+    /// the lock). A projection that fails is recorded for its document and the others
+    /// still go in: the document's stored position is then not advanced, so its next
+    /// open projects it again.
+    func writeQueued() {
+        for projection in queue.takeAll() {
+            do throws(AccordError) {
+                try transaction { () throws(AccordError) in
+                    for row in projection.rows {
+                        guard let modelTables = tables[row.schema.name], modelTables.schema == row.schema else { continue }
+                        if let record = row.record {
+                            try insert(record, into: modelTables, document: projection.document)
+                        } else {
+                            try deleteRow(row.id, of: modelTables, document: projection.document)
+                        }
+                        tally.projectedRecords += 1
+                    }
+                    // After a failure the position stays behind, so the next open projects the document whole.
+                    if failures[projection.document] == nil {
+                        try storePosition(projection.document, projection.stateVector, projection.sequence)
+                    }
+                }
+                tally.malformedRecords += projection.malformed
+            } catch {
+                failures[projection.document] = error
+            }
+        }
+    }
+}
