@@ -90,27 +90,38 @@ public enum RecordLayout {
     }
 
     /// The changes ``write(_:removing:id:model:in:)`` would make, checked: each named
-    /// field with its value (nil: removed), in field-name order. A batch checks every
-    /// record with this before writing any, because a `Doc` transaction that throws
-    /// halfway keeps what it already wrote.
-    /// - Throws: `INVALID_ARGUMENT` naming the field for an unknown field or a value of
-    ///   the wrong type, or for an empty id.
+    /// field with its value (nil: removed), in the schema's field order. A batch checks
+    /// every record with this before writing any, because a `Doc` transaction that
+    /// throws halfway keeps what it already wrote.
+    /// - Throws: `INVALID_ARGUMENT` naming the field for an unknown field (the first by
+    ///   code points when several) or a value of the wrong type, or for an empty id.
     static func check(
         _ values: [String: RecordValue], removing: Set<String>, id: String, model: ModelSchema
     ) throws(AccordError) -> [(field: FieldSchema, value: RecordValue?)] {
-        var changes: [String: RecordValue?] = values.mapValues { $0 }
-        for name in removing where values[name] == nil { changes.updateValue(RecordValue?.none, forKey: name) }
         guard !id.isEmpty else {
             throw AccordError(.invalidArgument, "Model \"\(model.name)\": a record id cannot be empty.", details: ["model": model.name])
         }
+        // Walks the schema once, looking each field up in what was given (saves are hot:
+        // no sorting, no search of the schema per value).
         var checked: [(field: FieldSchema, value: RecordValue?)] = []
-        for name in changes.keys.sorted() where name != ModelSchema.idField {
-            guard let field = model.field(name) else {
-                throw AccordError(
-                    .invalidArgument, "Model \"\(model.name)\" has no field \"\(name)\".", details: ["model": model.name, "field": name])
+        checked.reserveCapacity(values.count + removing.count)
+        var named = 0
+        for field in model.fields where field.name != ModelSchema.idField {
+            if let value = values[field.name] {
+                checked.append((field, try FieldCoding.check(value, for: field, model: model.name)))
+                named += 1
+            } else if removing.contains(field.name) {
+                checked.append((field, nil))
+                named += 1
             }
-            let value = changes[name] ?? nil
-            checked.append((field, try value.map { v throws(AccordError) in try FieldCoding.check(v, for: field, model: model.name) }))
+        }
+        let given = values.count + removing.count { values[$0] == nil }
+        let idNamed = (values[ModelSchema.idField] != nil || removing.contains(ModelSchema.idField)) ? 1 : 0
+        if named + idNamed != given {
+            let unknown = (Array(values.keys) + Array(removing)).filter { model.field($0) == nil }.sorted(by: CodePoints.less)
+            let name = unknown.first ?? ""
+            throw AccordError(
+                .invalidArgument, "Model \"\(model.name)\" has no field \"\(name)\".", details: ["model": model.name, "field": name])
         }
         return checked
     }
@@ -138,9 +149,11 @@ public enum RecordLayout {
         } else {
             set = try record.setMap(field)
         }
-        for (member, content) in set.entries where !members.contains(member) || !content.isTrueValue {
-            try set.delete(member)
+        var stale: [String] = []
+        set.forEachEntry { member, content in
+            if !members.contains(member) || !content.isTrueValue { stale.append(member) }
         }
+        for member in stale.sorted(by: CodePoints.less) { try set.delete(member) }
         for member in members where !(set.get(member)?.isTrueValue ?? false) {
             try set.set(member, .bool(true))
         }
