@@ -196,6 +196,28 @@ import Testing
         #expect(try !index.needsProjection("inbox", stateVector: doc.encodeStateVector(), sequence: 200))
     }
 
+    @Test func aQueuedWriteThatFailsIsReportedAndLeavesTheDocumentToProjectAgain() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/index.sqlite"
+        let index = try RecordIndex(path: path)
+        try index.register([Self.notes])
+        let doc = Doc(clientID: 3)
+        let tracker = try RecordChangeTracker(doc: doc, models: [Self.notes])
+        try RecordLayout.write(["text": "one"], id: "a", model: Self.notes, in: doc)
+        index.enqueue("inbox", doc: doc, changes: tracker.take(), models: ["notes": Self.notes], sequence: 1)
+        #expect(index.queuedFailures.isEmpty)
+        // Another connection takes the model's table away: the next queued write fails.
+        try SQLiteConnection(path: path).execute("DROP TABLE \"r_notes\"")
+        try RecordLayout.write(["text": "two"], id: "b", model: Self.notes, in: doc)
+        index.enqueue("inbox", doc: doc, changes: tracker.take(), models: ["notes": Self.notes], sequence: 2)
+        #expect(index.failure(of: "inbox") != nil)
+        #expect(index.queuedFailures["inbox"] != nil)
+        // Its position stayed behind, so the document is projected whole on its next open.
+        #expect(try index.needsProjection("inbox", stateVector: doc.encodeStateVector(), sequence: 2))
+        index.clearFailure(of: "inbox")
+        #expect(index.failure(of: "inbox") == nil)
+    }
+
     @Test func aChangeQueuedBeforeASchemaChangeLeavesTheDocumentToProjectAgain() throws {
         let index = try RecordIndex(path: ":memory:")
         try index.register([Self.notes])

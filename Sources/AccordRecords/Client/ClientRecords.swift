@@ -43,7 +43,10 @@ public final class ClientRecords: DocumentObserver, @unchecked Sendable {
 
     /// A projection that failed for a document (its rows may be stale until it is
     /// opened again), by document.
-    public var projectionFailures: [DocumentID: AccordError] { lock.locked { failures } }
+    public var projectionFailures: [DocumentID: AccordError] {
+        // Failures of opening and closing, and of the index's queued writes.
+        index.queuedFailures.merging(lock.locked { failures }) { _, own in own }
+    }
 
     // MARK: Following documents (isolated to the client)
 

@@ -48,6 +48,14 @@ extension RecordIndex {
         return failures[document]
     }
 
+    /// Every document whose last queued projection failed, after writing what is queued.
+    public var queuedFailures: [DocumentID: AccordError] {
+        lock.lock()
+        defer { lock.unlock() }
+        writeQueued()
+        return failures
+    }
+
     /// Forgets `document`'s failure (it is about to be projected whole again).
     public func clearFailure(of document: DocumentID) {
         lock.lock()
