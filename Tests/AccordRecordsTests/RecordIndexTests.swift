@@ -196,6 +196,43 @@ import Testing
         #expect(try !index.needsProjection("inbox", stateVector: doc.encodeStateVector(), sequence: 200))
     }
 
+    /// Queued rows go in many per statement (rows and string-set members chunked): what
+    /// they leave must be exactly what projecting the document record by record leaves.
+    @Test func manyRowsPerStatementLeaveExactlyTheRowsOfTheDocument() throws {
+        let tagged = ModelSchema("tagged", fields: [
+            FieldSchema("title", .string, indexed: true), FieldSchema("tags", .stringSet), FieldSchema("labels", .stringSet),
+        ])
+        let index = try RecordIndex(path: ":memory:")
+        try index.register([tagged])
+        let doc = Doc(clientID: 5)
+        let tracker = try RecordChangeTracker(doc: doc, models: [tagged])
+        // 100 records (three statements of 32 and a remainder), 0 to 7 members each, so
+        // member chunks fill and flush at every offset; then a second pass changing some.
+        for pass in 0..<2 {
+            try doc.transact {
+                for n in stride(from: pass, to: 100, by: pass + 1) {
+                    let members = (0..<((n + pass) % 8)).map { "m\($0)" }
+                    try RecordLayout.write(
+                        ["title": .string("r\(n)-\(pass)"), "tags": .stringSet(StringSet(members)),
+                         "labels": .stringSet(StringSet(members.prefix(2)))],
+                        id: "r\(n)", model: tagged, in: doc)
+                }
+            }
+            index.enqueue("inbox", doc: doc, changes: tracker.take(), models: ["tagged": tagged], sequence: UInt64(pass + 1))
+        }
+        #expect(try index.count("tagged", documents: ["inbox"]) == 100)
+        let written = index.counters.projectedRecords
+        // Reconciling compares every record with its rows and writes only those that differ: none.
+        try index.projectAll("inbox", doc: doc, sequence: 2)
+        #expect(index.counters.projectedRecords == written)
+        let holdingM5 = try RecordLayout.records(of: tagged, in: doc).records.filter { record in
+            if case .stringSet(let set)? = record.values["tags"] { return set.contains("m5") }
+            return false
+        }
+        #expect(!holdingM5.isEmpty)
+        #expect(try index.count("tagged", filter: ["tags": ["$contains": "m5"]], documents: ["inbox"]) == holdingM5.count)
+    }
+
     @Test func aQueuedWriteThatFailsIsReportedAndLeavesTheDocumentToProjectAgain() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/index.sqlite"

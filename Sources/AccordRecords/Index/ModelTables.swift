@@ -19,8 +19,13 @@ struct ModelTables {
     /// Writes one record's row, replacing the one it had (made once: projection runs
     /// it for every changed record).
     let upsertRow: String
-    /// For each string set: the statements that clear and add one record's members.
-    let memberWrites: [(field: String, clear: String, add: String)]
+    /// ``upsertRow`` up to `VALUES `, and its one row of parameters: many-row upserts
+    /// repeat the row.
+    let upsertRowPrefix: String
+    let upsertRowMarks: String
+    /// For each string set: its table and the statements that clear and add one
+    /// record's members.
+    let memberWrites: [(field: String, table: String, clear: String, add: String)]
 
     init(schema: ModelSchema) {
         self.schema = schema
@@ -28,11 +33,12 @@ struct ModelTables {
         stringSets = valueFields.filter { $0.type == .stringSet }
         records = "\"r_\(schema.name)\""
         let columns = ["document", "id"] + valueFields.map { Self.column($0.name) }
-        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        upsertRow = "INSERT OR REPLACE INTO \(records) (\(columns.joined(separator: ", "))) VALUES (\(marks))"
+        upsertRowPrefix = "INSERT OR REPLACE INTO \(records) (\(columns.joined(separator: ", "))) VALUES "
+        upsertRowMarks = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        upsertRow = upsertRowPrefix + upsertRowMarks
         memberWrites = stringSets.map { field in
             let table = Self.members(schema.name, field.name)
-            return (field.name, "DELETE FROM \(table) WHERE document = ? AND id = ?", "INSERT INTO \(table) VALUES (?, ?, ?)")
+            return (field.name, table, "DELETE FROM \(table) WHERE document = ? AND id = ?", "INSERT INTO \(table) VALUES (?, ?, ?)")
         }
     }
 

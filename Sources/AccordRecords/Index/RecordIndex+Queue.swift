@@ -72,15 +72,29 @@ extension RecordIndex {
         for projection in queue.takeAll() {
             do throws(AccordError) {
                 try transaction { () throws(AccordError) in
+                    // Rows come grouped by model; each model's records go in many per statement.
+                    var written: [RecordData] = []
+                    var writtenTables: ModelTables?
+                    func flush() throws(AccordError) {
+                        if let modelTables = writtenTables, !written.isEmpty {
+                            try insertMany(written, into: modelTables, document: projection.document)
+                        }
+                        written.removeAll(keepingCapacity: true)
+                    }
                     for row in projection.rows {
                         guard let modelTables = tables[row.schema.name], modelTables.schema == row.schema else { continue }
+                        if writtenTables?.schema.name != modelTables.schema.name {
+                            try flush()
+                            writtenTables = modelTables
+                        }
                         if let record = row.record {
-                            try insert(record, into: modelTables, document: projection.document)
+                            written.append(record)
                         } else {
                             try deleteRow(row.id, of: modelTables, document: projection.document)
                         }
                         tally.projectedRecords += 1
                     }
+                    try flush()
                     // After a failure the position stays behind, so the next open projects the document whole.
                     if failures[projection.document] == nil {
                         try storePosition(projection.document, projection.stateVector, projection.sequence)

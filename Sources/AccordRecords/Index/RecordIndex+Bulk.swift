@@ -1,0 +1,68 @@
+import AccordCRDT
+import AccordStore
+
+extension RecordIndex {
+    /// Rows written by one statement: a multi-row statement pays SQLite's per-statement
+    /// cost (bind, step, reset) once for many rows, which is most of the cost of a
+    /// one-row insert. 32 rows of the widest table stay far below SQLite's limit on
+    /// bound parameters.
+    static let rowsPerStatement = 32
+
+    /// Writes the rows of `records` (replacing earlier ones) and their string-set
+    /// members, under the lock, many rows per statement: what ``insert(_:into:document:)``
+    /// does for one record, for a whole projection.
+    func insertMany(_ records: [RecordData], into modelTables: ModelTables, document: DocumentID) throws(AccordError) {
+        let documentValue = SQLiteValue.text(document.rawValue)
+        var start = 0
+        while start < records.count {
+            let chunk = records[start..<min(start + Self.rowsPerStatement, records.count)]
+            start += chunk.count
+            var values: [SQLiteValue] = []
+            values.reserveCapacity(chunk.count * (modelTables.valueFields.count + 2))
+            for record in chunk {
+                values.append(documentValue)
+                values.append(.text(record.id))
+                for field in modelTables.valueFields { values.append(Self.column(record.values[field.name])) }
+            }
+            try connection.cachedStatement(modelTables.upsertRows(chunk.count)).run(values)
+            for members in modelTables.memberWrites {
+                try connection.cachedStatement(ModelTables.clearMembers(of: chunk.count, in: members.table))
+                    .run([documentValue] + chunk.map { .text($0.id) })
+                var added: [SQLiteValue] = []
+                added.reserveCapacity(Self.rowsPerStatement * 3)
+                for record in chunk {
+                    guard case .stringSet(let set)? = record.values[members.field] else { continue }
+                    for member in set {
+                        added.append(documentValue)
+                        added.append(.text(record.id))
+                        added.append(.text(member))
+                        if added.count == Self.rowsPerStatement * 3 {
+                            try connection.cachedStatement(ModelTables.addMembers(Self.rowsPerStatement, to: members.table)).run(added)
+                            added.removeAll(keepingCapacity: true)
+                        }
+                    }
+                }
+                if !added.isEmpty {
+                    try connection.cachedStatement(ModelTables.addMembers(added.count / 3, to: members.table)).run(added)
+                }
+            }
+        }
+    }
+}
+
+extension ModelTables {
+    /// ``upsertRow`` for `rows` rows at once.
+    func upsertRows(_ rows: Int) -> String {
+        rows == 1 ? upsertRow : upsertRowPrefix + Array(repeating: upsertRowMarks, count: rows).joined(separator: ", ")
+    }
+
+    /// Clears the members of `rows` records of one document from a members table.
+    static func clearMembers(of rows: Int, in table: String) -> String {
+        "DELETE FROM \(table) WHERE document = ? AND id IN (\(Array(repeating: "?", count: rows).joined(separator: ", ")))"
+    }
+
+    /// Adds `rows` members (document, id, member) to a members table.
+    static func addMembers(_ rows: Int, to table: String) -> String {
+        "INSERT INTO \(table) VALUES " + Array(repeating: "(?, ?, ?)", count: rows).joined(separator: ", ")
+    }
+}
