@@ -9,4 +9,6 @@ enum DocumentCategories {
     /// Copies of local updates the server has not acknowledged yet, by sequence. Kept
     /// apart from the log so compaction can fold the log without losing what to resend.
     static let outbound = StorageCategory("doc.outbound")
+    /// The Yjs client ID a document last wrote with on this device (``ClientLease``).
+    static let clientLease = StorageCategory("doc.client")
 }

@@ -103,6 +103,7 @@ extension DocumentStore {
             .delete(DocumentCategories.snapshot, key: id.rawValue),
             .deleteLog(DocumentCategories.log, key: id.rawValue),
             .deleteLog(DocumentCategories.outbound, key: id.rawValue),
+            .delete(DocumentCategories.clientLease, key: id.rawValue),
         ]
     }
 }

@@ -62,6 +62,8 @@ public final class DocumentStore: @unchecked Sendable {
     var nextObserverID = 0
     /// Documents whose compaction was skipped for pending structs, until a remote update arrives.
     var compactionBlocked: Set<DocumentID> = []
+    /// How many ``StoredDocument``s of each document are open (``ClientLease``).
+    var openLeases: [DocumentID: Int] = [:]
     /// Documents with a compaction queued or running.
     var compactionsRunning: Set<DocumentID> = []
     /// Runs automatic compactions one at a time, off the thread that flushed.

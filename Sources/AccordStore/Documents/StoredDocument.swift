@@ -23,24 +23,43 @@ public final class StoredDocument {
         }
     }
 
-    /// Stops logging this document's transactions and flushes what it appended.
+    /// Stops logging this document's transactions, flushes what it appended, and
+    /// records its client ID for the next open (``ClientLease``).
     public func close() throws(AccordError) {
-        subscription?.cancel()
-        subscription = nil
+        guard let subscription else { return }
+        subscription.cancel()
+        self.subscription = nil
         try store.flush()
+        try store.leaseClosed(id, doc: doc)
     }
 
-    deinit { subscription?.cancel() }
+    deinit {
+        // Not closed: no lease is recorded, so the next open takes a new client ID.
+        if let subscription {
+            subscription.cancel()
+            store.leaseAbandoned(id)
+        }
+    }
 }
 
 extension DocumentStore {
     /// Loads a document and keeps appending its transactions to the store (see
     /// ``StoredDocument``). `DOCUMENT_NOT_FOUND` unless it exists (or `create` is set).
-    public func open(_ id: DocumentID, createIfMissing: Bool = false, doc: Doc = Doc()) throws(AccordError) -> StoredDocument {
+    ///
+    /// Without `doc`, the document writes under the Yjs client ID it last wrote with on
+    /// this store when that is safe (``ClientLease``: closed cleanly, nothing written
+    /// under the ID that the store lacks, not open elsewhere in this process), and
+    /// under a new random one otherwise.
+    public func open(_ id: DocumentID, createIfMissing: Bool = false, doc: Doc? = nil) throws(AccordError) -> StoredDocument {
         if createIfMissing, try !contains(id) {
             try create(id)
         }
-        let loaded = try load(id, into: doc)
+        let lease = doc == nil ? try takeClientLease(id) : nil
+        let loaded = try load(id, into: doc ?? Doc())
+        if let lease, UInt64(loaded.stateVector[lease.clientID]) == lease.clock {
+            loaded.resumeClientID(lease.clientID)
+        }
+        leaseOpened(id)
         return StoredDocument(id: id, doc: loaded, store: self)
     }
 

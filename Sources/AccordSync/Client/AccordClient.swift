@@ -33,6 +33,12 @@ import AccordNet
 /// `AccordDocument` handles; `docs/sync.md` describes both.
 public actor AccordClient {
     public nonisolated let store: DocumentStore
+
+    /// This device's persistent key, kept in the store (``DocumentStore/actorID()``):
+    /// stable across restarts, new for a new or wiped store.
+    public nonisolated var actorID: String {
+        get throws(AccordError) { try store.actorID() }
+    }
     /// `ws://host:port` (or with a path prefix); `/v1/sync?token=…` is appended.
     public nonisolated let serverURL: String
 
