@@ -51,6 +51,9 @@ public final class Doc {
     @exclusivity(unchecked) var updateHandlers: [(id: Int, handler: ([UInt8], Origin?) -> Void)] = []
     @exclusivity(unchecked) var typeObservers: [Int32: [(id: Int, handler: (YEvent) -> Void)]] = [:]
     @exclusivity(unchecked) var deepObservers: [Int32: [(id: Int, handler: ([YEvent]) -> Void)]] = [:]
+    /// Undo managers' hooks, run after the observers and before garbage collection (Yjs's
+    /// `afterTransaction`): they see what a transaction did and protect what it deleted.
+    @exclusivity(unchecked) var afterTransactionHandlers: [(id: Int, handler: (inout TransactionState) -> Void)] = []
     var nextSubscriptionID = 0
 
     /// Creates an empty document.
@@ -165,10 +168,12 @@ public final class Doc {
     }
 
     /// Whether cleaning up the transaction in progress can only run the engine's own
-    /// steps: no observer or update handler (user code, which may edit), and no text
-    /// formatting clean-up (which remote changes schedule and which edits).
+    /// steps: no observer, update handler or undo manager (user code, which may edit, and
+    /// undo managers call their event handlers), and no text formatting clean-up (which
+    /// remote changes schedule and which edits).
     private var cleanupRunsNoOutsideCode: Bool {
         transaction.local && updateHandlers.isEmpty && typeObservers.isEmpty && deepObservers.isEmpty
+            && afterTransactionHandlers.isEmpty
     }
 
     /// Runs `body` inside the current transaction, or a new local one.

@@ -28,6 +28,10 @@ struct Store {
     /// backspacing joins deleted text (Store+AbsorbDeleted.swift). Always true but in the
     /// tests that compare against the plain path.
     var usesLocalShortcuts = true
+    /// For each item whose ``Item/redone`` is set, the ID of the item that re-inserted it
+    /// (undo manager: UndoManager.swift). Entries of items whose flag is clear are stale
+    /// and ignored.
+    var redoneTargets: [ItemRef: StoreID] = [:]
 
     // MARK: Interning
 
@@ -210,6 +214,10 @@ struct Store {
             break
         }
         let rightRef = allocate(right)
+        if left.redone, let target = redoneTargets[ref] {
+            // Yjs splitItem: the right part was redone as the same units of the copy.
+            redoneTargets[rightRef] = StoreID(client: target.client, clock: target.clock + offset)
+        }
         items[Int(ref)].length = offset
         items[Int(ref)].right = rightRef
         if right.right != noItem { items[Int(right.right)].left = rightRef }
