@@ -55,6 +55,10 @@ public final class Doc {
     /// `afterTransaction`): they see what a transaction did and protect what it deleted.
     @exclusivity(unchecked) var afterTransactionHandlers: [(id: Int, handler: (inout TransactionState) -> Void)] = []
     var nextSubscriptionID = 0
+    /// The undo manager the document's owner installed for it (an `AccordClient` gives
+    /// each open document one), so that code holding only the `Doc` reaches it. Weak:
+    /// the owner keeps it alive. The engine itself never reads it.
+    public weak var undoManager: UndoManager?
 
     /// Creates an empty document.
     /// - Parameters:
@@ -119,11 +123,23 @@ public final class Doc {
     /// Nested calls fold into the outermost transaction.
     // Inlinable so that callers in other modules get it specialized: the generic
     // version cost as much as a keystroke's integration.
+    ///
+    /// When `body` throws, the outermost transaction is rolled back: the document is
+    /// exactly as before the call (content, state vector, encoded state), no observer
+    /// or `onUpdate` handler runs, and the error is rethrown. (A nested `transact` whose
+    /// error is caught inside the outer body keeps its edits until the outer one ends.)
     @inlinable
     public func transact<R>(origin: Origin? = nil, _ body: () throws -> R) rethrows -> R {
         beginTransaction(origin: origin, local: true)
-        defer { endTransaction() }
-        return try body()
+        let result: R
+        do {
+            result = try body()
+        } catch {
+            abandonTransaction()
+            throw error
+        }
+        endTransaction()
+        return result
     }
 
     @usableFromInline
@@ -138,6 +154,10 @@ public final class Doc {
                 transaction.beforeState = store.clientState
             }
             transaction.ownClient = localClient
+            transaction.beforeTextCount = store.text.count
+            transaction.beforeValueRunCount = store.valueRuns.count
+            transaction.beforePayloadCount = store.payloads.count
+            store.splitLog.removeAll()
         }
         transactionDepth += 1
     }

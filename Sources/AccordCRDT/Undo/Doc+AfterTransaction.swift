@@ -42,12 +42,12 @@ extension Doc {
 
     /// Whether `tr` changed one of `scope`'s types or a type inside one (Yjs checks the
     /// transaction's `changedParentTypes`: live changed types and their ancestors).
-    func changedInside(_ scope: Set<Int32>, _ tr: TransactionState) -> Bool {
+    func changedInside(_ scope: UndoScope, _ tr: TransactionState) -> Bool {
         tr.changedAnyType { t in isAlive(t) && (scope.contains(t) || store.isType(t, insideAnyOf: scope)) }
     }
 
     /// Sets or clears ``Item/keep`` on every item of `set` inside one of `scope`'s types.
-    func setKeep(_ keep: Bool, in set: DeleteSet, scope: Set<Int32>) {
+    func setKeep(_ keep: Bool, in set: DeleteSet, scope: UndoScope) {
         store.forEachItem(in: set) { store, ref in
             if store.isInside(ref, anyOf: scope) { store.setKeep(ref, keep) }
         }

@@ -3,7 +3,7 @@
 extension Doc {
     /// Deletes what `item` inserted and re-inserts what it deleted, within `scope`.
     /// Returns whether anything changed. Call inside a transaction.
-    func applyStep(_ item: UndoStackItem, scope: Set<Int32>, stackDeletions: [DeleteSet]) -> Bool {
+    func applyStep(_ item: UndoStackItem, scope: UndoScope, stackDeletions: [DeleteSet]) -> Bool {
         var toDelete: [ItemRef] = []
         store.forEachItem(in: item.insertions) { store, ref in
             var current = ref

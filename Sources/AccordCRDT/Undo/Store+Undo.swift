@@ -33,13 +33,13 @@ extension Store {
     }
 
     /// Whether item `ref` lies (at any depth) inside one of `scope`'s types (Yjs `isParentOf`).
-    func isInside(_ ref: ItemRef, anyOf scope: Set<Int32>) -> Bool {
+    func isInside(_ ref: ItemRef, anyOf scope: UndoScope) -> Bool {
         let parent = items[Int(ref)].parent
         return parent >= 0 && (scope.contains(parent) || isType(parent, insideAnyOf: scope))
     }
 
     /// Whether type `t` is nested (at any depth) inside one of `scope`'s types.
-    func isType(_ t: Int32, insideAnyOf scope: Set<Int32>) -> Bool {
+    func isType(_ t: Int32, insideAnyOf scope: UndoScope) -> Bool {
         var current = t
         // Bounded by the number of types: nesting has no cycles, this only guards a bug.
         for _ in 0...types.count {

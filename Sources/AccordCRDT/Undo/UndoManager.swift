@@ -54,7 +54,7 @@ public final class UndoManager {
     public let doc: Doc
     public let options: Options
     /// The types tracked (indices in the document's store).
-    private(set) var scope: Set<Int32> = []
+    private(set) var scope = UndoScope()
     /// Oldest first; ``undo()`` pops the last.
     public private(set) var undoStack: [UndoStackItem] = []
     public private(set) var redoStack: [UndoStackItem] = []
@@ -83,7 +83,14 @@ public final class UndoManager {
     /// Tracks one text (the common case: an editor's document).
     public convenience init(_ text: YText, options: Options = Options()) {
         self.init(doc: text.doc, options: options)
-        scope.insert(text.type)
+        scope.types.insert(text.type)
+    }
+
+    /// Tracks every shared type of `doc`, including those created later (Yjs: a scope
+    /// holding the document itself). What a document-wide undo button wants.
+    public convenience init(document doc: Doc, options: Options = Options()) {
+        self.init(doc: doc, options: options)
+        scope.wholeDocument = true
     }
 
     private init(doc: Doc, options: Options) {
@@ -102,7 +109,7 @@ public final class UndoManager {
         guard let owner = Self.document(of: value), owner === doc, let t = doc.typeIndex(of: value) else {
             throw AccordError(.invalidArgument, "the undo scope takes shared types of the manager's document")
         }
-        scope.insert(t)
+        scope.types.insert(t)
     }
 
     private static func document(of value: YValue) -> Doc? {

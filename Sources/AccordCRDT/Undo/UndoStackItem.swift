@@ -35,3 +35,11 @@ public struct UndoStackEvent {
     /// The origin of the transaction that made the change.
     public let origin: Origin?
 }
+
+/// The types an ``UndoManager`` tracks: some (and what is nested in them), or all.
+struct UndoScope {
+    var types: Set<Int32> = []
+    var wholeDocument = false
+
+    func contains(_ t: Int32) -> Bool { wholeDocument || types.contains(t) }
+}

@@ -264,4 +264,14 @@ final class StepClock {
         #expect(!String(decoding: plain.encodeStateAsUpdate(), as: UTF8.self).contains("abc"))
         #expect(undo.undoStack.count == 2)
     }
+
+    @Test func documentScopeTracksRootsCreatedLater() throws {
+        let doc = Doc(clientID: 1)
+        let undo = UndoManager(document: doc, options: stepwise())
+        try doc.getText("late").insert(0, "x")
+        try doc.getMap("later").set("k", 1)
+        #expect(undo.undoStack.count == 2)
+        while try undo.undo() {}
+        #expect(try doc.getText("late").string == "" && doc.getMap("later").count == 0)
+    }
 }
