@@ -16,6 +16,18 @@ Commands (hex = lowercase hex of raw bytes):
         -> {"ok":true,"json":{"t":{"string":..,"delta":[[insert, attrs|null],..]},"m":{..},"a":[..]}}
   {"cmd":"quit"}                              -> {"ok":true}, then exit 0
 
+Remote updates: "apply" takes an optional "origin" (string); an undo manager never
+tracks a transaction that has one.
+
+Undo (one pycrdt UndoManager per replica, on a clock the test moves):
+  {"cmd":"undo_new","doc":"A","scopes":[{"root":..,"root_kind":..,"path":[..]},..],
+   "capture_timeout":ms}                      -> {"ok":true}   (clock starts at 1000)
+  {"cmd":"undo_clock","doc":"A","now":ms}     -> {"ok":true}
+  {"cmd":"undo","doc":"A"} / {"cmd":"redo",..} -> {"ok":true,"changed":bool}
+  {"cmd":"undo_state","doc":"A"}              -> {"ok":true,"can_undo":b,"can_redo":b,
+                                                  "undo_depth":n,"redo_depth":n}
+  {"cmd":"undo_clear","doc":"A"}              -> {"ok":true}
+
 Edit ops, each in its own transaction, reply {"ok":true,"update":"<hex>"} with the v1
 update that transaction emitted ("0000" = empty update if it changed nothing).
 Common fields: "doc", "root" (root type name), "root_kind" ("text"|"map"|"array",
@@ -46,7 +58,7 @@ import math
 import sys
 import traceback
 
-from pycrdt import Array, Doc, Map, Text
+from pycrdt import Array, Doc, Map, Text, UndoManager
 
 KINDS = {"text": Text, "map": Map, "array": Array}
 EMPTY_UPDATE = "0000"  # v1: 0 client groups, empty delete set
@@ -164,6 +176,7 @@ class Host:
         self.captured: dict[str, list] = {}
         self.subs = {}
         self.root_kinds: dict[str, dict[str, str]] = {}  # doc -> root name -> kind first used
+        self.undo_managers: dict[str, tuple] = {}  # doc -> (UndoManager, clock dict)
 
     def root(self, req, name: str, kind: str):
         """Root type `name` of the request's doc as `kind`. Yrs roots are untyped, so
@@ -233,15 +246,69 @@ class Host:
             except Exception:
                 pass
             del self.docs[name]
+            self.undo_managers.pop(name, None)
             self.captured.pop(name, None)
             self.root_kinds.pop(name, None)
         return {}
 
     def cmd_apply(self, req):
         d = self.doc(req)
-        d.apply_update(bytes.fromhex(req["update"]))
+        origin = req.get("origin")
+        if origin is None:
+            d.apply_update(bytes.fromhex(req["update"]))
+        else:
+            with d.transaction(origin=origin):
+                d.apply_update(bytes.fromhex(req["update"]))
         self.captured[req["doc"]].clear()
         return {}
+
+    # --- undo ---------------------------------------------------------------
+
+    def cmd_undo_new(self, req):
+        name = req["doc"]
+        self.doc(req)
+        clock = {"now": 1000}
+        scopes = []
+        for scope in req["scopes"]:
+            sub = dict(scope, doc=name)
+            _, t = self.target(sub, scope.get("root_kind", "text"))
+            scopes.append(t)
+        manager = UndoManager(
+            scopes=scopes,
+            capture_timeout_millis=int(req.get("capture_timeout", 500)),
+            timestamp=lambda: clock["now"],
+        )
+        self.undo_managers[name] = (manager, clock)
+        return {}
+
+    def manager(self, req):
+        entry = self.undo_managers.get(req["doc"])
+        if entry is None:
+            raise PeerError(f"replica {req['doc']!r} has no undo manager (undo_new first)")
+        return entry
+
+    def cmd_undo_clock(self, req):
+        self.manager(req)[1]["now"] = int(req["now"])
+        return {}
+
+    def cmd_undo(self, req):
+        return {"changed": bool(self.manager(req)[0].undo())}
+
+    def cmd_redo(self, req):
+        return {"changed": bool(self.manager(req)[0].redo())}
+
+    def cmd_undo_clear(self, req):
+        self.manager(req)[0].clear()
+        return {}
+
+    def cmd_undo_state(self, req):
+        m = self.manager(req)[0]
+        return {
+            "can_undo": bool(m.can_undo()),
+            "can_redo": bool(m.can_redo()),
+            "undo_depth": len(m.undo_stack),
+            "redo_depth": len(m.redo_stack),
+        }
 
     def cmd_update(self, req):
         d = self.doc(req)

@@ -14,12 +14,36 @@ public struct AccordDocument: Sendable, Hashable {
     public static func == (a: AccordDocument, b: AccordDocument) -> Bool { a.id == b.id && a.client === b.client }
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 
-    /// Runs `body` with the document's `Doc` on the client's queue. Edits made in it are
-    /// local changes: stored, then sent once durable.
+    /// Runs `body` with the document's `Doc` on the client's queue, in one transaction.
+    /// Edits made in it are local changes: stored, then sent once durable. When `body`
+    /// throws, none of its edits happened (nothing is stored or sent) and the error is
+    /// rethrown. Undo and redo are refused inside it (`REFUSED`), and `canUndo` /
+    /// `canRedo` of `doc.undoManager` are false while it runs.
     /// - Throws: `DOCUMENT_NOT_OPEN`, or what `body` throws.
     public func edit<T: Sendable>(_ body: @Sendable (Doc) throws -> T) async throws -> T {
-        try await client.withDocument(id, body)
+        try await client.edit(id, body)
     }
+
+    /// Reverts the newest step of this replica's own edits (remote edits are never
+    /// undone); the revert is a local edit, stored and sent.
+    /// - Returns: whether something was reverted.
+    /// - Throws: `DOCUMENT_NOT_OPEN`, the store's errors.
+    @discardableResult
+    public func undo() async throws(AccordError) -> Bool { try await client.undo(id) }
+
+    /// Reapplies the newest undone step.
+    /// - Returns: whether something was reapplied.
+    @discardableResult
+    public func redo() async throws(AccordError) -> Bool { try await client.redo(id) }
+
+    /// Whether ``undo()`` has something to revert.
+    public var canUndo: Bool { get async { await client.canUndo(id) } }
+
+    /// Whether ``redo()`` has something to reapply.
+    public var canRedo: Bool { get async { await client.canRedo(id) } }
+
+    /// Forgets the undo and redo steps (done for you after opening and after a `resync`).
+    public func clearHistory() async throws(AccordError) { try await client.clearHistory(id) }
 
     /// Whether the last sync round finished and the server acknowledged every edit sent.
     public var isSynced: Bool { get async { await client.isSynced(id) } }

@@ -6,6 +6,7 @@ extension Doc {
         if tr.deletes.ranges.count > 1 { tr.deletes.normalize(clientIDs: store.clientIDs) }
         // Only remote changes or observers give callObservers anything to do.
         if !tr.local || !typeObservers.isEmpty || !deepObservers.isEmpty { callObservers(&tr) }
+        if !afterTransactionHandlers.isEmpty { callAfterTransactionHandlers(&tr) }
         if tr.needFormattingCleanup { cleanupFormattingAfterRemote(tr) }
 
         if !tr.deletes.isEmpty, !tr.deletesWereAllAbsorbed {

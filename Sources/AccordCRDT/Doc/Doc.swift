@@ -51,7 +51,14 @@ public final class Doc {
     @exclusivity(unchecked) var updateHandlers: [(id: Int, handler: ([UInt8], Origin?) -> Void)] = []
     @exclusivity(unchecked) var typeObservers: [Int32: [(id: Int, handler: (YEvent) -> Void)]] = [:]
     @exclusivity(unchecked) var deepObservers: [Int32: [(id: Int, handler: ([YEvent]) -> Void)]] = [:]
+    /// Undo managers' hooks, run after the observers and before garbage collection (Yjs's
+    /// `afterTransaction`): they see what a transaction did and protect what it deleted.
+    @exclusivity(unchecked) var afterTransactionHandlers: [(id: Int, handler: (inout TransactionState) -> Void)] = []
     var nextSubscriptionID = 0
+    /// The undo manager the document's owner installed for it (an `AccordClient` gives
+    /// each open document one), so that code holding only the `Doc` reaches it. Weak:
+    /// the owner keeps it alive. The engine itself never reads it.
+    public weak var undoManager: UndoManager?
 
     /// Creates an empty document.
     /// - Parameters:
@@ -116,11 +123,23 @@ public final class Doc {
     /// Nested calls fold into the outermost transaction.
     // Inlinable so that callers in other modules get it specialized: the generic
     // version cost as much as a keystroke's integration.
+    ///
+    /// When `body` throws, the outermost transaction is rolled back: the document is
+    /// exactly as before the call (content, state vector, encoded state), no observer
+    /// or `onUpdate` handler runs, and the error is rethrown. (A nested `transact` whose
+    /// error is caught inside the outer body keeps its edits until the outer one ends.)
     @inlinable
     public func transact<R>(origin: Origin? = nil, _ body: () throws -> R) rethrows -> R {
         beginTransaction(origin: origin, local: true)
-        defer { endTransaction() }
-        return try body()
+        let result: R
+        do {
+            result = try body()
+        } catch {
+            abandonTransaction()
+            throw error
+        }
+        endTransaction()
+        return result
     }
 
     @usableFromInline
@@ -135,6 +154,10 @@ public final class Doc {
                 transaction.beforeState = store.clientState
             }
             transaction.ownClient = localClient
+            transaction.beforeTextCount = store.text.count
+            transaction.beforeValueRunCount = store.valueRuns.count
+            transaction.beforePayloadCount = store.payloads.count
+            store.splitLog.removeAll()
         }
         transactionDepth += 1
     }
@@ -165,10 +188,12 @@ public final class Doc {
     }
 
     /// Whether cleaning up the transaction in progress can only run the engine's own
-    /// steps: no observer or update handler (user code, which may edit), and no text
-    /// formatting clean-up (which remote changes schedule and which edits).
+    /// steps: no observer, update handler or undo manager (user code, which may edit, and
+    /// undo managers call their event handlers), and no text formatting clean-up (which
+    /// remote changes schedule and which edits).
     private var cleanupRunsNoOutsideCode: Bool {
         transaction.local && updateHandlers.isEmpty && typeObservers.isEmpty && deepObservers.isEmpty
+            && afterTransactionHandlers.isEmpty
     }
 
     /// Runs `body` inside the current transaction, or a new local one.

@@ -10,6 +10,11 @@ struct TransactionState {
     var local = true
     /// Each client's state when the transaction began (by client index).
     var beforeState: [UInt32] = []
+    /// The sizes of the store's content buffers when the transaction began, to which a
+    /// failed transaction truncates them (Doc+Rollback.swift).
+    var beforeTextCount = 0
+    var beforeValueRunCount = 0
+    var beforePayloadCount = 0
     /// What this transaction deleted.
     var deletes = LocalDeleteSet()
     /// The first type changed in this transaction, with the key changed (-1 = the list

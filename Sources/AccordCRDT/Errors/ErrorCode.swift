@@ -32,11 +32,14 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let invalidArgument = ErrorCode(rawValue: "INVALID_ARGUMENT")
     /// A file could not be read or written (command line tools).
     public static let ioError = ErrorCode(rawValue: "IO_ERROR")
+    /// A call that is not allowed in the current state, such as an undo while the
+    /// document is in the middle of a transaction.
+    public static let refused = ErrorCode(rawValue: "REFUSED")
 
     /// Every code defined by AccordCRDT, for golden tests and documentation.
     public static let allCRDTCodes: [ErrorCode] = [
         .malformedUpdate, .malformedMessage, .malformedJSON, .indexOutOfBounds,
-        .typeMismatch, .invalidType, .invalidArgument, .ioError,
+        .typeMismatch, .invalidType, .invalidArgument, .ioError, .refused,
     ]
 
     /// Lets `catch ErrorCode.malformedUpdate` match an ``AccordError`` with that code.

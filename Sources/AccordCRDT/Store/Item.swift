@@ -49,6 +49,10 @@ struct Item {
     var deleted: Bool = false
     /// Protected from garbage collection (undo snapshots; kept for parity with Yjs).
     var keep: Bool = false
+    /// Set once an undo manager re-inserted this (deleted) item as a new one; the new
+    /// item's ID is in ``Store/redoneTargets`` (Yjs `Item.redone`). Kept here, in a
+    /// byte the layout pads anyway, so that merging checks it without a lookup.
+    var redone: Bool = false
     var a: UInt32 = 0
     var b: UInt32 = 0
 

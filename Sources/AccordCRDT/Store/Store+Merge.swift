@@ -3,7 +3,7 @@
 extension Store {
     /// Whether `right` can be appended to `left` (both in the same client list, adjacent).
     func canMerge(_ l: Item, _ lRef: ItemRef, _ r: Item, _ rRef: ItemRef) -> Bool {
-        guard l.deleted == r.deleted, (l.kind == .gc) == (r.kind == .gc) else { return false }
+        guard l.deleted == r.deleted, (l.kind == .gc) == (r.kind == .gc), !l.redone, !r.redone else { return false }
         if l.kind == .gc { return true }
         return l.kind == r.kind && l.kind.isMergeable
             && r.originClient == l.client && r.originClock == l.lastClock

@@ -28,6 +28,24 @@ struct Store {
     /// backspacing joins deleted text (Store+AbsorbDeleted.swift). Always true but in the
     /// tests that compare against the plain path.
     var usesLocalShortcuts = true
+    /// For each item whose ``Item/redone`` is set, the ID of the item that re-inserted it
+    /// (undo manager: UndoManager.swift). Entries of items whose flag is clear are stale
+    /// and ignored.
+    var redoneTargets: [ItemRef: StoreID] = [:]
+    /// The splits of the transaction in progress, so that a failed one can join the
+    /// parts again (Doc+Rollback.swift). Emptied when a transaction begins.
+    var splitLog = ReusableList<SplitRecord>()
+
+    /// Where an item was split: the right part starts at `clock`; when the cut fell
+    /// inside a surrogate pair, the units it replaced with U+FFFD at `pairAt`.
+    struct SplitRecord {
+        var client: ClientIndex
+        var clock: UInt32
+        var pairAt: UInt32 = 0
+        var lead: UInt16 = 0
+        var trail: UInt16 = 0
+        var rewroteUnits = false
+    }
 
     // MARK: Interning
 
@@ -201,15 +219,26 @@ struct Store {
             // Splitting a surrogate pair: both halves become U+FFFD, as in Yjs.
             let l = Int(left.a + offset - 1), r = l + 1
             if UTF16.isLeadSurrogate(text[l]), UTF16.isTrailSurrogate(text[r]) {
+                splitLog.append(SplitRecord(client: left.client, clock: right.clock, pairAt: UInt32(l),
+                                            lead: text[l], trail: text[r]))
                 text[l] = 0xFFFD
                 text[r] = 0xFFFD
+                splitLog[splitLog.count - 1].rewroteUnits = true
             }
         case .any, .json:
             right.b = left.b + offset
         default:
             break
         }
+        if splitLog.isEmpty || splitLog[splitLog.count - 1].clock != right.clock
+            || splitLog[splitLog.count - 1].client != left.client {
+            splitLog.append(SplitRecord(client: left.client, clock: right.clock))
+        }
         let rightRef = allocate(right)
+        if left.redone, let target = redoneTargets[ref] {
+            // Yjs splitItem: the right part was redone as the same units of the copy.
+            redoneTargets[rightRef] = StoreID(client: target.client, clock: target.clock + offset)
+        }
         items[Int(ref)].length = offset
         items[Int(ref)].right = rightRef
         if right.right != noItem { items[Int(right.right)].left = rightRef }

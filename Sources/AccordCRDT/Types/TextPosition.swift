@@ -47,3 +47,15 @@ func attributesIdentical(_ a: AnyValue?, _ b: AnyValue?) -> Bool {
     default: return (a ?? .null) == (b ?? .null)
     }
 }
+
+extension Store {
+    /// Whether visible offset `index` of text `t` falls between the halves of a surrogate
+    /// pair held by one item.
+    mutating func splitsSurrogatePair(type t: Int32, at index: Int) -> Bool {
+        guard index > 0, index < types[Int(t)].length else { return false }
+        let (ref, before) = seek(type: t, index: index)
+        guard ref != noItem, index > before, items[Int(ref)].kind == .string else { return false }
+        let unit = Int(items[Int(ref)].a) + index - before
+        return UTF16.isTrailSurrogate(text[unit]) && UTF16.isLeadSurrogate(text[unit - 1])
+    }
+}

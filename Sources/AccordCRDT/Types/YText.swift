@@ -222,6 +222,18 @@ public struct YText {
         guard index >= 0, count >= 0, index + count <= length else {
             throw AccordError(.indexOutOfBounds, "range \(index)..<\(index + count) is outside the text's 0..<\(length)")
         }
+        // Typing at the end, the usual case, cannot cut a pair (checked inline).
+        guard index < length else { return }
+        try checkNotInsidePair(index)
+        if count > 0 { try checkNotInsidePair(index + count) }
+    }
+
+    /// Refuses an offset between the two halves of a surrogate pair: an edit there would
+    /// turn both into U+FFFD (Yjs's behaviour), losing the character.
+    private func checkNotInsidePair(_ offset: Int) throws(AccordError) {
+        if doc.store.splitsSurrogatePair(type: type, at: offset) {
+            throw AccordError(.invalidArgument, "UTF-16 offset \(offset) falls inside a surrogate pair (one character)")
+        }
     }
 }
 

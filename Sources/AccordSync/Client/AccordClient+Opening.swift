@@ -102,7 +102,8 @@ extension AccordClient {
             stored: stored,
             machine: DocumentSyncMachine(
                 id: id, mode: mode, localOnly: metadata.localOnly, acknowledged: metadata.acknowledgedSequence,
-                handshakeBudget: handshakeBudget, resyncInterval: resyncInterval))
+                handshakeBudget: handshakeBudget, resyncInterval: resyncInterval),
+            maxUndoDepth: maxUndoDepth)
         document.delivered = metadata.acknowledgedSequence
         documents[id] = document
         notifyOpened(document)

@@ -57,6 +57,8 @@ extension AccordClient {
         // is what makes a permission granted meanwhile count.
         sendLeave(id)
         guard discardLocalChanges else {
+            // Steps recorded before the resync are not undone across it.
+            document.undoManager.clear()
             perform(document.machine.unpark(now: now), for: document)
             return []
         }

@@ -45,6 +45,8 @@ public actor AccordClient {
     let tokenProvider: @Sendable (TokenRequestReason) async throws -> String
     let handshakeBudget: UInt64
     let resyncInterval: UInt64?
+    /// How many steps each open document's undo and redo stacks hold.
+    let maxUndoDepth: Int
     /// Every subscriber of ``events`` and ``stream(for:)``.
     nonisolated let bus = EventBus()
     let executor = ClientExecutor(label: "accord.client")
@@ -86,15 +88,19 @@ public actor AccordClient {
     ///     `syncError(NETWORK_TIMEOUT)` and a retry.
     ///   - resyncInterval: how often (ms) each open document asks the server for what it
     ///     may have missed (``DocumentSyncMachine/defaultResyncInterval``); nil never.
+    ///   - maxUndoDepth: how many steps ``undo(_:)`` and ``redo(_:)`` can go back per open
+    ///     document (the oldest is dropped past it); below 1 means the default, 50.
     ///   - tokenProvider: asked for a bearer token before each connection attempt, with
     ///     the reason: `.unauthenticated` after the server refused the last one.
     public init(
         serverURL: String, store: DocumentStore, reconnect: ReconnectPolicy = ReconnectPolicy(),
         handshakeBudget: UInt64 = DocumentSyncMachine.defaultHandshakeBudget,
         resyncInterval: UInt64? = DocumentSyncMachine.defaultResyncInterval,
+        maxUndoDepth: Int = UndoManager.Options.defaultMaxDepth,
         tokenProvider: @escaping @Sendable (TokenRequestReason) async throws -> String
     ) {
         self.handshakeBudget = handshakeBudget
+        self.maxUndoDepth = maxUndoDepth
         self.resyncInterval = resyncInterval
         var url = serverURL
         while url.hasSuffix("/") { url.removeLast() }
@@ -111,11 +117,13 @@ public actor AccordClient {
         serverURL: String, store: DocumentStore, reconnect: ReconnectPolicy = ReconnectPolicy(),
         handshakeBudget: UInt64 = DocumentSyncMachine.defaultHandshakeBudget,
         resyncInterval: UInt64? = DocumentSyncMachine.defaultResyncInterval,
+        maxUndoDepth: Int = UndoManager.Options.defaultMaxDepth,
         tokenProvider: @escaping @Sendable () async throws -> String
     ) {
         self.init(
             serverURL: serverURL, store: store, reconnect: reconnect, handshakeBudget: handshakeBudget,
-            resyncInterval: resyncInterval, tokenProvider: { (_: TokenRequestReason) in try await tokenProvider() })
+            resyncInterval: resyncInterval, maxUndoDepth: maxUndoDepth,
+            tokenProvider: { (_: TokenRequestReason) in try await tokenProvider() })
     }
 
     // MARK: Lifecycle
@@ -236,11 +244,15 @@ final class OpenDocument {
     /// Our presence and the others' (`AccordClient+Presence.swift`), under the `Doc`'s client id.
     var presence: DocumentPresence
     var presenceTimer: Task<Void, Never>?
+    /// The app's undo history of this `Doc` (AccordClient+Undo.swift), from its opening.
+    let undoManager: UndoManager
 
-    init(stored: StoredDocument, machine: DocumentSyncMachine) {
+    init(stored: StoredDocument, machine: DocumentSyncMachine, maxUndoDepth: Int) {
         self.stored = stored
         self.machine = machine
         presence = DocumentPresence(localClientID: stored.doc.clientID)
+        undoManager = UndoManager(document: stored.doc, options: .init(maxDepth: maxUndoDepth))
+        stored.doc.undoManager = undoManager
     }
 
     var id: DocumentID { stored.id }

@@ -7,7 +7,7 @@ import AccordCRDT
     @Test func everyCodeKeepsItsString() {
         let expected: [String] = [
             "MALFORMED_UPDATE", "MALFORMED_MESSAGE", "MALFORMED_JSON", "INDEX_OUT_OF_BOUNDS",
-            "TYPE_MISMATCH", "INVALID_TYPE", "INVALID_ARGUMENT", "IO_ERROR",
+            "TYPE_MISMATCH", "INVALID_TYPE", "INVALID_ARGUMENT", "IO_ERROR", "REFUSED",
         ]
         let actual = ErrorCode.allCRDTCodes.map(\.rawValue)
         #expect(actual == expected)

@@ -47,12 +47,19 @@ import Testing
             subscriptions.append(doc.onUpdate { [unowned self] bytes, _ in updates.append(bytes) })
         }
 
+        /// `offset`, or the offset before it when it falls inside a surrogate pair.
+        func snapped(_ offset: Int) -> Int {
+            let units = Array(text.string.utf16)
+            return offset > 0 && offset < units.count && UTF16.isTrailSurrogate(units[offset]) ? offset - 1 : offset
+        }
+
         /// Mostly typing at a cursor, sometimes a jump, a backspace or formatting (which
         /// takes the formatted path), in one transaction. With `observing`, an observer
         /// joins halfway through it.
         func edit(_ rng: inout SplitMix64, observing: Bool) throws {
             try doc.transact {
-                var cursor = Int.random(in: 0...text.length, using: &rng)
+                // Offsets inside a surrogate pair are refused: every position snaps left.
+                var cursor = snapped(Int.random(in: 0...text.length, using: &rng))
                 let count = Int.random(in: 1...5, using: &rng)
                 for i in 0..<count {
                     if observing, i == count / 2 {
@@ -64,16 +71,17 @@ import Testing
                         try text.insert(cursor, s)
                         cursor += s.utf16.count
                     case 6:
-                        cursor = Int.random(in: 0...text.length, using: &rng)
+                        cursor = snapped(Int.random(in: 0...text.length, using: &rng))
                     case 7, 8:
                         guard cursor > 0 else { continue }
-                        let n = min(cursor, Int.random(in: 1...3, using: &rng))
-                        try text.delete(cursor - n, n)
-                        cursor -= n
+                        let from = snapped(cursor - min(cursor, Int.random(in: 1...3, using: &rng)))
+                        try text.delete(from, cursor - from)
+                        cursor = from
                     default:
                         guard formats, text.length > 0, Int.random(in: 0..<3, using: &rng) == 0 else { continue }
-                        let at = Int.random(in: 0..<text.length, using: &rng)
-                        try text.format(at, 1, ["bold": .bool(Bool.random(using: &rng))])
+                        let at = snapped(Int.random(in: 0..<text.length, using: &rng))
+                        let length = snapped(at + 1) == at ? 2 : 1
+                        try text.format(at, length, ["bold": .bool(Bool.random(using: &rng))])
                     }
                 }
             }
