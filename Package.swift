@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "AccordNet", dependencies: ["CWebSockets"], swiftSettings: swiftSettings),
         // The sync server: rooms over the document store, auth, permissions, REST, limits.
         .target(
-            name: "AccordServer", dependencies: ["AccordCRDT", "AccordStore", "AccordNet", "CSodium"],
+            name: "AccordServer", dependencies: ["AccordCRDT", "AccordStore", "AccordNet", "AccordRecords", "CSodium"],
             swiftSettings: swiftSettings
         ),
         // The client sync engine. This layer is pure state machines (per-document sync, sync
@@ -135,7 +135,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AccordServerTests",
-            dependencies: ["AccordServer", "AccordStore", "AccordNet", "AccordCRDT", "AccordTesting", "accord"],
+            dependencies: ["AccordServer", "AccordStore", "AccordNet", "AccordCRDT", "AccordRecords", "AccordTesting", "accord"],
             swiftSettings: swiftSettings
         ),
         // The sync machines driven by events and a manual clock, and wired in memory to a

@@ -111,8 +111,13 @@ public final class AccordServer: Sendable {
         routes.add(.get, "/metrics") { _ in
             HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Array(metrics.render().utf8))
         }
-        DocumentsAPI(directory: directory, authenticate: authenticate, accessChanged: { hub.accessChanged($0) })
-            .register(in: &routes)
+        let documentsAPI = DocumentsAPI(
+            directory: directory, authenticate: authenticate, accessChanged: { hub.accessChanged($0) })
+        documentsAPI.register(in: &routes)
+        RecordsAPI(
+            directory: directory, schemas: RecordsSchemaStore(storage: documents.storage), hub: hub,
+            indexes: ServerRecordIndexes(), authenticate: authenticate, now: configuration.now
+        ).register(in: &routes, besides: documentsAPI)
 
         var network = WebSocketServer.Configuration(
             host: configuration.host, port: configuration.port, routes: routes,
