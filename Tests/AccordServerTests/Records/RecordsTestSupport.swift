@@ -72,7 +72,9 @@ func recordsCall(
 
 extension TestServer {
     /// Creates `document` owned by `owner`, grants `members`, registers the records schema.
-    func prepareRecords(_ document: String, owner: String = "olivia", members: [String: String] = [:]) async throws {
+    func prepareRecords(
+        _ document: String, owner: String = "olivia", members: [String: String] = [:], schema: String = recordsSchema
+    ) async throws {
         let created = try await call("POST", "/v1/documents", user: owner, body: #"{"id":"\#(document)"}"#)
         try #require(created.status == 201, "create: \(created.text)")
         for (user, role) in members.sorted(by: { $0.key < $1.key }) {
@@ -80,7 +82,7 @@ extension TestServer {
                 "PUT", "/v1/documents/\(document)/permissions", user: owner, body: #"{"user":"\#(user)","role":"\#(role)"}"#)
             try #require(granted.status == 200, "grant: \(granted.text)")
         }
-        let schema = try await call("PUT", "/v1/documents/\(document)/records/$schema", user: owner, body: Self.recordsSchema)
+        let schema = try await call("PUT", "/v1/documents/\(document)/records/$schema", user: owner, body: schema)
         try #require(schema.status == 200, "schema: \(schema.text)")
     }
 
