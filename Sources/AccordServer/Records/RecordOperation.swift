@@ -7,11 +7,15 @@ import AccordRecords
 enum RecordOperation {
     case create(ModelSchema, RecordWrite)
     case patch(ModelSchema, RecordWrite, ifMatch: String?)
-    case delete(ModelSchema, id: String, ifMatch: String?)
+    /// A merge patch of a record that may not exist yet (then it is created, with the
+    /// model's defaults for the fields the patch does not name): an ingest line.
+    case upsert(ModelSchema, RecordWrite)
+    /// `mustExist` false: deleting a missing record does nothing (an ingest line).
+    case delete(ModelSchema, id: String, ifMatch: String?, mustExist: Bool = true)
 
     var model: ModelSchema {
         switch self {
-        case .create(let model, _), .patch(let model, _, _), .delete(let model, _, _): model
+        case .create(let model, _), .patch(let model, _, _), .upsert(let model, _), .delete(let model, _, _, _): model
         }
     }
 
@@ -19,6 +23,7 @@ enum RecordOperation {
         switch self {
         case .create: "create"
         case .patch: "patch"
+        case .upsert: "upsert"
         case .delete: "delete"
         }
     }

@@ -12,8 +12,10 @@ extension RecordsAPI {
     ///   `UNIQUE_VIOLATION`, `INVALID_ARGUMENT` (a new record without an id when the model
     ///   does not assign one), `DOCUMENT_TOO_LARGE`, `DOCUMENT_UNAVAILABLE`. Errors of a
     ///   bulk body carry `details["operation"]`, the index of the refused entry.
+    /// - Parameter readBack: whether to read each record back as saved (single calls
+    ///   answer with it; a bulk body and an ingest do not need it).
     func apply(
-        _ operations: [RecordOperation], to document: DocumentID, models: [ModelSchema]
+        _ operations: [RecordOperation], to document: DocumentID, models: [ModelSchema], readBack: Bool = true
     ) throws(AccordError) -> [AppliedRecordOperation] {
         let milliseconds = now()
         return try hub.withRoom(document) { room throws(AccordError) -> [AppliedRecordOperation] in
@@ -23,7 +25,7 @@ extension RecordsAPI {
             let prepared = try Self.prepare(operations, index: index, document: document, doc: doc, milliseconds: milliseconds)
             let edit = try room.serverEdit { doc throws(AccordError) in
                 for (position, operation) in operations.enumerated() {
-                    if case .delete(let model, let id, _) = operation {
+                    if case .delete(let model, let id, _, _) = operation {
                         try RecordLayout.delete(id, model: model, in: doc)
                     } else if let write = prepared[position] {
                         try write.write(in: doc)
@@ -35,10 +37,10 @@ extension RecordsAPI {
                 let model = operation.model
                 let id: String
                 switch operation {
-                case .delete(_, let deleted, _): id = deleted
+                case .delete(_, let deleted, _, _): id = deleted
                 default: id = prepared[position]?.id ?? ""
                 }
-                let record = try Self.current(id, of: model, in: doc, document: document)
+                let record = readBack ? try Self.current(id, of: model, in: doc, document: document) : nil
                 return AppliedRecordOperation(operation: operation.name, model: model.name, id: id, record: record)
             }
         }
@@ -78,8 +80,12 @@ extension RecordsAPI {
                         try RecordETag.require(ifMatch, current: try current(id, of: model, in: doc, document: document),
                                                model: model.name, id: id)
                     }
-                case .delete(let model, let id, let ifMatch):
-                    try requireExisting(model, id, present: try present(model, id))
+                case .upsert(let model, let write):
+                    exists[model.name, default: [:]][write.id ?? ""] = true
+                case .delete(let model, let id, let ifMatch, let mustExist):
+                    let isPresent = try present(model, id)
+                    if !mustExist && !isPresent { continue }
+                    try requireExisting(model, id, present: isPresent)
                     if exists[model.name]?[id] == nil {
                         try RecordETag.require(ifMatch, current: try current(id, of: model, in: doc, document: document),
                                                model: model.name, id: id)
@@ -107,7 +113,7 @@ extension RecordsAPI {
         var byModel: [String: (model: ModelSchema, positions: [Int], writes: [RecordWrite])] = [:]
         for (position, operation) in operations.enumerated() {
             switch operation {
-            case .create(let model, let write), .patch(let model, let write, _):
+            case .create(let model, let write), .patch(let model, let write, _), .upsert(let model, let write):
                 byModel[model.name, default: (model, [], [])].positions.append(position)
                 byModel[model.name]?.writes.append(write)
             case .delete:

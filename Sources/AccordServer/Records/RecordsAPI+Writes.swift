@@ -78,7 +78,7 @@ extension RecordsAPI {
             }
         }
         guard !operations.isEmpty else { return Self.result(.array([])) }
-        let applied = try apply(operations, to: document, models: models)
+        let applied = try apply(operations, to: document, models: models, readBack: false)
         return Self.result(.array(applied.map { operation in
             .object(OrderedObject([
                 ("op", .string(operation.operation)), ("model", .string(operation.model)), ("id", .string(operation.id)),
@@ -127,11 +127,15 @@ extension RecordsAPI {
                 throw AccordError(.invalidArgument, "a patch has a \"value\"", details: ["field": prefix + "value"])
             }
             return .patch(model, try RecordBody.patch(value, id: id, model: model, prefix: prefix), ifMatch: ifMatch)
+        case "upsert":
+            guard let id else { throw AccordError(.invalidArgument, "an upsert names its \"id\"", details: ["field": prefix + "id"]) }
+            let value = fields["value"] ?? .object(OrderedObject())
+            return .upsert(model, try RecordBody.patch(value, id: id, model: model, prefix: prefix))
         case "delete":
             guard let id else { throw AccordError(.invalidArgument, "a delete names its \"id\"", details: ["field": prefix + "id"]) }
             return .delete(model, id: id, ifMatch: ifMatch)
         default:
-            throw AccordError(.invalidArgument, "\"op\" is create, patch or delete", details: ["field": prefix + "op"])
+            throw AccordError(.invalidArgument, "\"op\" is create, patch, upsert or delete", details: ["field": prefix + "op"])
         }
     }
 

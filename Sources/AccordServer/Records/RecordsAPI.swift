@@ -26,6 +26,7 @@ struct RecordsAPI: Sendable {
     let schemas: RecordsSchemaStore
     let hub: SyncHub
     let indexes: ServerRecordIndexes
+    let ingests: IngestSessions
     let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> String
     /// Milliseconds since 1970, for auto-assigned ids.
     let now: @Sendable () -> UInt64
@@ -40,7 +41,8 @@ struct RecordsAPI: Sendable {
         do {
             let user = try caller(of: request)
             let document = try DocumentID(validating: route.document)
-            let body = try Self.body(of: request)
+            // Ingest chunks are ndjson text, read by their handler.
+            let body = route.isIngestChunk ? nil : try Self.body(of: request)
             switch route {
             case .schema:
                 return try schema(request, body, document: document, user: user)
@@ -60,6 +62,14 @@ struct RecordsAPI: Sendable {
                 return try count(body, model: model, document: document, user: user)
             case .aggregate(_, let model):
                 return try aggregate(body, model: model, document: document, user: user)
+            case .ingestCreate:
+                return try createIngest(document: document, user: user)
+            case .ingest(_, let session):
+                return try ingest(request, session: session, document: document, user: user)
+            case .ingestChunk(_, let session):
+                return try ingestChunk(request, session: session, document: document, user: user)
+            case .ingestCommit(_, let session):
+                return try commitIngest(session: session, document: document, user: user)
             }
         } catch {
             return RecordsError.response(error)

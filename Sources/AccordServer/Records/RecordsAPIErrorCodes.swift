@@ -16,8 +16,13 @@ extension ErrorCode {
     /// only (HTTP 500).
     public static let internalError = ErrorCode(rawValue: "INTERNAL_ERROR")
 
+    /// The ingest session named does not exist on this server (never created, forgotten
+    /// by a restart, or of another document); HTTP 404.
+    public static let ingestSessionNotFound = ErrorCode(rawValue: "INGEST_SESSION_NOT_FOUND")
+
     /// Every code the records REST API adds, for golden tests and documentation.
     public static let allRecordsAPICodes: [ErrorCode] = [
         .validationFailed, .queryInListTooLarge, .queryFilterTooManyBinds, .conditionNotMet, .internalError,
+        .ingestSessionNotFound,
     ]
 }

@@ -28,7 +28,7 @@ enum RecordsError {
         switch code {
         case .unauthenticated: 401
         case .docAccessDenied, .permissionDenied: 403
-        case .documentNotFound, .recordNotFound, .modelNotRegistered: 404
+        case .documentNotFound, .recordNotFound, .modelNotRegistered, .ingestSessionNotFound: 404
         case .conditionNotMet, .uniqueViolation: 409
         case .invalidArgument, .malformedJSON, .validationFailed, .reservedFieldName, .invalidQuery, .queryInListTooLarge,
              .queryFilterTooManyBinds, .invalidSchema, .uniqueOnStringSet:

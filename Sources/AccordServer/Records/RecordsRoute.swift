@@ -8,6 +8,8 @@ import AccordNet
 /// | path after `{id}/records/` | methods |
 /// |---|---|
 /// | `$schema` (the document's models, ``RecordsSchemaStore``) | GET, PUT |
+/// | `$ingests`, `$ingests/{session}/chunks`, `$ingests/{session}/commit` | POST |
+/// | `$ingests/{session}` | GET, DELETE |
 /// | `bulk` | POST |
 /// | `{model}` | POST (create) |
 /// | `{model}/query`, `{model}/count`, `{model}/aggregate` | POST |
@@ -23,6 +25,10 @@ enum RecordsRoute: Equatable {
     case aggregate(document: String, model: String)
     case bulk(document: String)
     case schema(document: String)
+    case ingestCreate(document: String)
+    case ingest(document: String, session: String)
+    case ingestChunk(document: String, session: String)
+    case ingestCommit(document: String, session: String)
 
     static let marker = "/records/"
 
@@ -49,6 +55,9 @@ enum RecordsRoute: Equatable {
             return [.get, .put].contains(method)
                 ? .success(.schema(document: document)) : .failure(.methodNotAllowed([.get, .put]))
         }
+        if rest == "$ingests" || rest.hasPrefix("$ingests/") {
+            return ingestRoute(method, document: document, rest: rest.dropFirst("$ingests".count))
+        }
         if rest == "bulk" {
             return method == .post ? .success(.bulk(document: document)) : .failure(.methodNotAllowed([.post]))
         }
@@ -72,11 +81,33 @@ enum RecordsRoute: Equatable {
         return .success(.record(document: document, model: model, id: id))
     }
 
+    /// `$ingests` (POST), `$ingests/{session}` (GET, DELETE), `$ingests/{session}/chunks`
+    /// and `$ingests/{session}/commit` (POST); `rest` is what follows `$ingests`.
+    private static func ingestRoute(_ method: HTTPMethod, document: String, rest: Substring) -> Result<RecordsRoute, DocumentsRoute.Refusal> {
+        if rest.isEmpty {
+            return method == .post ? .success(.ingestCreate(document: document)) : .failure(.methodNotAllowed([.post]))
+        }
+        let parts = rest.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard let session = parts.first, !session.isEmpty, parts.count <= 2 else { return .failure(.notFound) }
+        if parts.count == 1 {
+            return [.get, .delete].contains(method)
+                ? .success(.ingest(document: document, session: session)) : .failure(.methodNotAllowed([.get, .delete]))
+        }
+        let route: RecordsRoute
+        switch parts[1] {
+        case "chunks": route = .ingestChunk(document: document, session: session)
+        case "commit": route = .ingestCommit(document: document, session: session)
+        default: return .failure(.notFound)
+        }
+        return method == .post ? .success(route) : .failure(.methodNotAllowed([.post]))
+    }
+
     /// The document id text of the route (validated later).
     var document: String {
         switch self {
         case .create(let document, _), .record(let document, _, _), .query(let document, _), .count(let document, _),
-             .aggregate(let document, _), .bulk(let document), .schema(let document):
+             .aggregate(let document, _), .bulk(let document), .schema(let document), .ingestCreate(let document),
+             .ingest(let document, _), .ingestChunk(let document, _), .ingestCommit(let document, _):
             document
         }
     }

@@ -116,7 +116,7 @@ public final class AccordServer: Sendable {
         documentsAPI.register(in: &routes)
         RecordsAPI(
             directory: directory, schemas: RecordsSchemaStore(storage: documents.storage), hub: hub,
-            indexes: ServerRecordIndexes(), authenticate: authenticate, now: configuration.now
+            indexes: ServerRecordIndexes(), ingests: IngestSessions(), authenticate: authenticate, now: configuration.now
         ).register(in: &routes, besides: documentsAPI)
 
         var network = WebSocketServer.Configuration(

@@ -36,6 +36,7 @@ import Testing
     @Test func recordsAPICodesAreStable() {
         #expect(ErrorCode.allRecordsAPICodes.map(\.rawValue) == [
             "VALIDATION_FAILED", "QUERY_IN_LIST_TOO_LARGE", "QUERY_FILTER_TOO_MANY_BINDS", "CONDITION_NOT_MET", "INTERNAL_ERROR",
+            "INGEST_SESSION_NOT_FOUND",
         ])
     }
 }
