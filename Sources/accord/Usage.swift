@@ -13,6 +13,8 @@ enum Usage {
                                                    mint a bearer token for the sync server
           accord records put|query|count|aggregate --store <file> --schema <file> ...
                                                    typed records in a client store
+          accord documents ingest <id> --input <dir> --server <url> --token <t>
+                                                   load ndjson records into a document on a server
           accord codegen -i <schema> -o <dir>      typed Swift models from a schema file
           accord toml decode|encode                TOML on stdin to tagged JSON on stdout, or back
           accord --help                            this text
@@ -22,6 +24,28 @@ enum Usage {
         'accord records --help', 'accord codegen --help' or 'accord toml --help' for
         details.
         \(exitStatuses)
+        """
+
+    static let documents = """
+        accord documents: operator tools against a running accord serve.
+
+        Usage:
+          accord documents ingest <document-id> --input <dir> --server <url> --token <t>
+                                  [-y] [--timeout <seconds>] [--no-wait]
+              Reads one <model>.ndjson per model from <dir>. Each line is
+              <id><TAB><merge patch JSON> or one JSON object with its own "id";
+              {"_deleted": true} alone deletes the record. Every line is checked
+              against the document's models (registered on the server) before
+              anything is sent; the first bad line is named with its file and line.
+              Asks for confirmation unless -y, uploads in chunks, and the server
+              applies everything as one transaction. Progress on stderr (uploading,
+              validating, applying, complete); the final session state on stdout.
+              Exit: 0 complete, 1 failed or refused, 2 usage, 124 --timeout, 130 Ctrl-C
+              (an upload stopped by either is aborted: nothing is applied).
+          accord documents ingests get <document-id> <session-id> --server <url> --token <t>
+              Prints an ingest session's state (404 INGEST_SESSION_NOT_FOUND).
+
+        The token may also come from ACCORD_TOKEN. See docs/operations.md.
         """
 
     static let codegen = """

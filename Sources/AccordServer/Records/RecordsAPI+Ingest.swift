@@ -82,7 +82,9 @@ extension RecordsAPI {
                     throw AccordError(.modelNotRegistered, "document \(document) has no model \"\(chunk.model)\"",
                                       details: ["model": chunk.model])
                 }
-                for line in chunk.bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+                var lines = chunk.bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+                if lines.last?.isEmpty == true { lines.removeLast() }  // the chunk's final newline
+                for line in lines {
                     lineNumbers[chunk.model, default: 0] += 1
                     let number = lineNumbers[chunk.model] ?? 0
                     do throws(AccordError) {
