@@ -77,7 +77,7 @@ struct IngestCommandTests {
     }
 
     @Test func recordsAcrossThreeModelsLandAtomically() async throws {
-        let total = ProcessInfo.processInfo.environment["ACCORD_SOAK"] == "1" ? 100_000 : 30_000
+        let total = ProcessInfo.processInfo.environment["ACCORD_SOAK"] == "1" ? 300_000 : 100_000
         let server = try TestServer()
         try await server.prepareRecords("data", schema: Self.schema)
         let input = try TemporaryDirectory()
