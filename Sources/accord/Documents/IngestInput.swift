@@ -4,7 +4,7 @@ import AccordServer
 import Foundation
 
 /// The files of `accord documents ingest --input DIR`: one `<model>.ndjson` per model
-/// (`.ndjson.gz` is not read yet), every line checked against the document's models
+/// (or `<model>.ndjson.gz`, gzip), every line checked against the document's models
 /// (``IngestLine``) before anything is sent, then cut into chunks at line boundaries.
 struct IngestInput {
     struct Chunk {
@@ -32,10 +32,7 @@ struct IngestInput {
             throw AccordError(.ioError, "cannot read the input directory \(directory)", details: ["path": directory])
         }
         for name in names where name.hasSuffix(".ndjson") || name.hasSuffix(".ndjson.gz") {
-            guard name.hasSuffix(".ndjson") else {
-                throw AccordError(.invalidArgument, "\(name): gzip input is not supported yet; gunzip it first", details: ["file": name])
-            }
-            let modelName = String(name.dropLast(".ndjson".count))
+            let modelName = String(name.dropLast(name.hasSuffix(".gz") ? ".ndjson.gz".count : ".ndjson".count))
             guard let model = models.first(where: { $0.name == modelName }) else {
                 throw AccordError(
                     .invalidArgument, "\(name): the document has no model \"\(modelName)\"",
@@ -53,7 +50,7 @@ struct IngestInput {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw AccordError(.ioError, "cannot read \(path)", details: ["path": path])
         }
-        let bytes = [UInt8](data)
+        let bytes = name.hasSuffix(".gz") ? try Gunzip.decompress([UInt8](data), name: name) : [UInt8](data)
         var chunk: [UInt8] = []
         var number = 0
         for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {

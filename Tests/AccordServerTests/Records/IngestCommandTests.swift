@@ -137,6 +137,27 @@ struct IngestCommandTests {
         try await server.stop()
     }
 
+    @Test func gzipInputIsRead() async throws {
+        let server = try TestServer()
+        try await server.prepareRecords("data", schema: Self.schema)
+        let input = try TemporaryDirectory()
+        try Self.writeInput(input.path, count: 300)
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        gzip.arguments = ["gzip", input.path + "/people.ndjson", input.path + "/places.ndjson"]
+        try gzip.run()
+        gzip.waitUntilExit()
+        try #require(gzip.terminationStatus == 0)
+        let run = try await Self.accord(["documents", "ingest", "data", "--input", input.path, "-y"] + options(server))
+        #expect(run.status == 0, "\(run.stderr)")
+        for model in ["people", "places", "visits"] { #expect(try await count(server, model) == 100) }
+
+        try Data([0x1F, 0x8B, 0x08, 0x00, 0x01, 0x02]).write(to: URL(fileURLWithPath: input.path + "/people.ndjson.gz"))
+        let corrupt = try await Self.accord(["documents", "ingest", "data", "--input", input.path, "-y"] + options(server))
+        #expect(corrupt.status == 1 && corrupt.stderr.contains("people.ndjson.gz"), "\(corrupt.stderr)")
+        try await server.stop()
+    }
+
     @Test func exitStatusesForTimeoutInterruptRefusalAndUnknownSessions() async throws {
         let server = try TestServer()
         try await server.prepareRecords("data", schema: Self.schema)
