@@ -98,7 +98,7 @@ enum Usage {
                        [--max-request-body-bytes <n>] [--header-timeout <seconds>]
                        [--max-connections-per-address <n>] [--max-connections-per-user <n>]
                        [--max-rooms-per-connection <n>] [--max-documents-per-user-per-hour <n>]
-                       [--max-partial-bytes-per-user <n>]
+                       [--max-partial-bytes-per-user <n>] [--admins <user,...>]
 
           Serves WebSocket sync on ws://<host>:<port>/v1/sync/<document> (y-websocket
           framing; stock Yjs clients work) and /v1/sync (Accord clients, multiplexed),
@@ -112,6 +112,8 @@ enum Usage {
                         for user "dev" as 'dev token: <token>'
           --no-create-on-connect
                         refuse to open document ids that do not exist yet
+          --admins      users who may export and import any document (/v1/admin);
+                        with --dev, "dev" is one
           --max-frame-bytes                  largest WebSocket message (16 MiB)
           --max-document-bytes               largest stored document (256 MiB)
           --max-messages-per-second          per connection (500)

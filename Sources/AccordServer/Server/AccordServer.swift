@@ -64,6 +64,9 @@ public final class AccordServer: Sendable {
         /// hold together (each connection holds at most one message of at most
         /// ``maxFrameBytes``); a message that would pass it is dropped with `QUOTA_EXCEEDED`.
         public var maxPartialBytesPerUser = 64 << 20
+        /// Users (token `sub`) who may call the admin routes (`/v1/admin/...`: export and
+        /// import of documents, whatever their access rows say). Empty: nobody.
+        public var adminUsers: Set<String> = []
         /// Milliseconds since the epoch; tests may substitute a clock.
         public var now: @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) }
 
@@ -118,6 +121,8 @@ public final class AccordServer: Sendable {
             directory: directory, schemas: RecordsSchemaStore(storage: documents.storage), hub: hub,
             indexes: ServerRecordIndexes(), ingests: IngestSessions(), authenticate: authenticate, now: configuration.now
         ).register(in: &routes, besides: documentsAPI)
+        AdminAPI(directory: directory, hub: hub, admins: configuration.adminUsers, authenticate: authenticate)
+            .register(in: &routes)
 
         var network = WebSocketServer.Configuration(
             host: configuration.host, port: configuration.port, routes: routes,
