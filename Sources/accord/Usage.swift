@@ -13,8 +13,8 @@ enum Usage {
                                                    mint a bearer token for the sync server
           accord records put|query|count|aggregate --store <file> --schema <file> ...
                                                    typed records in a client store
-          accord documents ingest <id> --input <dir> --server <url> --token <t>
-                                                   load ndjson records into a document on a server
+          accord documents ingest|export|export-all|import ...
+                                                   move documents and records in and out of a server
           accord codegen -i <schema> -o <dir>      typed Swift models from a schema file
           accord toml decode|encode                TOML on stdin to tagged JSON on stdout, or back
           accord --help                            this text
@@ -44,6 +44,19 @@ enum Usage {
               (an upload stopped by either is aborted: nothing is applied).
           accord documents ingests get <document-id> <session-id> --server <url> --token <t>
               Prints an ingest session's state (404 INGEST_SESSION_NOT_FOUND).
+
+          accord documents export <document-id> --output <dir> --server <url> --token <t>
+          accord documents export-all [--user-id <user>] --output <dir> --server <url> --token <t>
+              Writes a bundle: documents/<id>/ with metadata.json, permissions.json,
+              document.yjs (the full state, one Yjs update v1) and blobs/index.json;
+              export-all adds manifest.json. Needs an admin token (accord serve --admins).
+          accord documents import <dir> [--owner <user>] [--overwrite] [--aliases skip|overwrite]
+                                  --server <url> --token <t>
+              Checks the whole bundle first (missing files, a blob whose hash does not
+              match, an update that does not decode: nothing is imported, and the fault is
+              named), then imports each document under its id. An existing document is
+              skipped and named, or with --overwrite merged (Yjs applyUpdate: what either
+              side holds survives). Prints {"imported", "merged", "skipped"}.
 
         The token may also come from ACCORD_TOKEN. See docs/operations.md.
         """

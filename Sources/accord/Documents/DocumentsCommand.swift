@@ -1,7 +1,8 @@
 import AccordCRDT
 import Foundation
 
-/// `accord documents ingest|ingests get`: operator tools against a running server.
+/// `accord documents ingest|ingests get|export|export-all|import`: operator tools
+/// against a running server.
 /// Errors exit as the ingest contract says (``IngestCommand``): 1 failed or refused,
 /// 124 timed out, 130 interrupted, 2 usage.
 enum DocumentsCommand {
@@ -26,6 +27,15 @@ enum DocumentsCommand {
             let session = try connection.call(
                 "GET", ServerConnection.documentPath(positionals[0]) + "/records/$ingests/" + positionals[1])
             Output.print(session.jsonText)
+        case "export":
+            guard !help else { return Output.print(Usage.documents) }
+            try ExportImportCommand.export(&args)
+        case "export-all":
+            guard !help else { return Output.print(Usage.documents) }
+            try ExportImportCommand.exportAll(&args)
+        case "import":
+            guard !help else { return Output.print(Usage.documents) }
+            try ExportImportCommand.importBundle(&args)
         case let verb?:
             throw AccordCommand.usageError("unknown verb '\(verb)'", help: "accord documents --help")
         }
