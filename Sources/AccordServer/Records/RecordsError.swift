@@ -29,9 +29,9 @@ enum RecordsError {
         case .unauthenticated: 401
         case .docAccessDenied, .permissionDenied: 403
         case .documentNotFound, .recordNotFound, .modelNotRegistered, .ingestSessionNotFound: 404
-        case .conditionNotMet, .uniqueViolation: 409
+        case .conditionNotMet, .uniqueViolation, .documentExists: 409
         case .invalidArgument, .malformedJSON, .validationFailed, .reservedFieldName, .invalidQuery, .queryInListTooLarge,
-             .queryFilterTooManyBinds, .invalidSchema, .uniqueOnStringSet:
+             .queryFilterTooManyBinds, .invalidSchema, .uniqueOnStringSet, .malformedUpdate:
             400
         case .documentTooLarge: 413
         case .documentUnavailable: 503
