@@ -2,6 +2,7 @@ import Foundation
 import AccordCRDT
 import AccordNet
 import AccordStore
+import AccordRecords
 
 /// Operator routes for moving documents between servers (`accord documents export`,
 /// `export-all`, `import`; layout of the bundles in `docs/operations.md`). Only the
@@ -11,10 +12,11 @@ import AccordStore
 /// | call | answer |
 /// |---|---|
 /// | `GET /v1/admin/documents[?user=U]` | `{"result": {"documents": [id, ...]}}`: every document, or those U has a role on |
-/// | `GET /v1/admin/documents/{id}/export` | `{"result": {"metadata", "permissions", "update"}}`, the update base64 |
-/// | `POST /v1/admin/documents/{id}/import` | `{"metadata", "update", "owner"?, "overwrite"?}` → 201 created, 200 merged |
+/// | `GET /v1/admin/documents/{id}/export` | `{"result": {"metadata", "permissions", "update", "recordsSchema"?}}`, the update base64 |
+/// | `POST /v1/admin/documents/{id}/import` | `{"metadata", "update", "owner"?, "overwrite"?, "recordsSchema"?}` → 201 created, 200 merged |
 struct AdminAPI: Sendable {
     let directory: DocumentDirectory
+    let schemas: RecordsSchemaStore
     let hub: SyncHub
     let admins: Set<String>
     let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> String
@@ -72,10 +74,12 @@ struct AdminAPI: Sendable {
             permissions.append(Self.permission(access.owner, .owner))
             for (member, role) in access.members.sorted(by: { $0.key < $1.key }) { permissions.append(Self.permission(member, role)) }
         }
-        return RecordsAPI.result(.object(OrderedObject([
+        var entries: [(String, AnyValue)] = [
             ("metadata", exported.json), ("permissions", .array(permissions)),
             ("update", .string(Data(update).base64EncodedString())),
-        ])))
+        ]
+        if let models = try schemas.models(id) { entries.append(("recordsSchema", RecordsSchemaStore.json(models))) }
+        return RecordsAPI.result(.object(OrderedObject(entries)))
     }
 
     private static func permission(_ user: String, _ role: Role) -> AnyValue {
@@ -103,6 +107,7 @@ struct AdminAPI: Sendable {
         }
         let metadata = try BundleMetadata(json: body["metadata"] ?? .null)
         let overwrite = body["overwrite"] == .bool(true)
+        let models = try body["recordsSchema"].map { json throws(AccordError) in try ModelSchema.models(json: json) }
         // Refuse an update that does not decode before anything is created.
         _ = try encodeStateVectorFromUpdate(update)
         let exists = try directory.documents.contains(id)
@@ -118,6 +123,7 @@ struct AdminAPI: Sendable {
         try hub.withRoom(id) { room throws(AccordError) in
             if let applied = try room.serverApply(update) { try hub.commit(applied, in: room) }
         }
+        if let models { try schemas.setModels(models, for: id) }
         return RecordsAPI.result(.object(OrderedObject([("id", .string(id.rawValue)), ("merged", .bool(exists))])),
                                  status: exists ? 200 : 201)
     }

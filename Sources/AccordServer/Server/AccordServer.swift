@@ -117,11 +117,12 @@ public final class AccordServer: Sendable {
         let documentsAPI = DocumentsAPI(
             directory: directory, authenticate: authenticate, accessChanged: { hub.accessChanged($0) })
         documentsAPI.register(in: &routes)
+        let schemas = RecordsSchemaStore(storage: documents.storage)
         RecordsAPI(
-            directory: directory, schemas: RecordsSchemaStore(storage: documents.storage), hub: hub,
+            directory: directory, schemas: schemas, hub: hub,
             indexes: ServerRecordIndexes(), ingests: IngestSessions(), authenticate: authenticate, now: configuration.now
         ).register(in: &routes, besides: documentsAPI)
-        AdminAPI(directory: directory, hub: hub, admins: configuration.adminUsers, authenticate: authenticate)
+        AdminAPI(directory: directory, schemas: schemas, hub: hub, admins: configuration.adminUsers, authenticate: authenticate)
             .register(in: &routes)
 
         var network = WebSocketServer.Configuration(

@@ -1,4 +1,5 @@
 import AccordCRDT
+import AccordRecords
 import AccordStore
 import Foundation
 
@@ -11,6 +12,7 @@ import Foundation
 /// documents/<id>/document.yjs         the full state, one Yjs update v1
 /// documents/<id>/blobs/index.json     [{blobId, filename, contentType, sha256 (base64), numBytes}]
 /// documents/<id>/blobs/<blob-id>.bin
+/// documents/<id>/records-schema.json  the document's records models, when registered
 /// ```
 ///
 /// `<id>` is the document id with `%` and `/` percent-encoded, so every id is one
@@ -32,6 +34,8 @@ enum Bundle {
         var metadata: AnyValue
         var update: [UInt8]
         var aliases: [String]
+        /// `records-schema.json`: the document's records models, when it had any.
+        var recordsSchema: AnyValue?
     }
 
     /// Reads and checks every document of the bundle at `root`; the first fault is
@@ -80,7 +84,17 @@ enum Bundle {
             throw refused("\(id)/document.yjs", "not a Yjs update v1: \(error.message)")
         }
         try checkBlobs(directory + "/blobs", id: id)
-        return Document(id: id, metadata: metadata, update: update, aliases: aliases)
+        var schema: AnyValue?
+        if FileManager.default.fileExists(atPath: directory + "/records-schema.json") {
+            let models = try json(directory + "/records-schema.json", document: id)
+            do {
+                _ = try ModelSchema.models(json: models)
+            } catch {
+                throw refused("\(id)/records-schema.json", error.message)
+            }
+            schema = models
+        }
+        return Document(id: id, metadata: metadata, update: update, aliases: aliases, recordsSchema: schema)
     }
 
     /// Every blob the index names is present with its size and SHA-256. No index: no blobs.

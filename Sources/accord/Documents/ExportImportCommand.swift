@@ -53,6 +53,9 @@ enum ExportImportCommand {
         try Bundle.write(Array(metadata.jsonText.utf8), to: directory + "/metadata.json")
         try Bundle.write(Array(permissions.jsonText.utf8), to: directory + "/permissions.json")
         try Bundle.write([UInt8](update), to: directory + "/document.yjs")
+        if let schema = fields["recordsSchema"] {
+            try Bundle.write(Array(schema.jsonText.utf8), to: directory + "/records-schema.json")
+        }
         // Blobs come with the blob-sync issue; until then every document has none.
         try Bundle.write(Array("[]".utf8), to: directory + "/blobs/index.json")
     }
@@ -83,6 +86,7 @@ enum ExportImportCommand {
                 ("overwrite", .bool(overwrite)),
             ]
             if let owner { body.append(("owner", .string(owner))) }
+            if let schema = document.recordsSchema { body.append(("recordsSchema", schema)) }
             let path = "/v1/admin/documents/" + (ServerConnection.documentPath(document.id).dropFirst("/v1/documents/".count)) + "/import"
             do throws(AccordError) {
                 let result = try connection.call("POST", path, body: Array(AnyValue.object(OrderedObject(body)).jsonText.utf8))

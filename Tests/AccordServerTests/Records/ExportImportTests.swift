@@ -45,7 +45,9 @@ struct ExportImportTests {
         #expect(imported.stdout.contains(#""imported":["inbox","team/notes"]"#), "\(imported.stdout)")
         let document = try await b.call("GET", "/v1/documents/inbox", user: "olivia")
         #expect(document.status == 200 && (document.json as? [String: Any])?["permission"] as? String == "owner")
-        #expect(try await b.call("GET", "/v1/documents/inbox/records/tasks/t1", user: "olivia").status == 404)  // no schema on B
+        // The records schema travels too (records-schema.json): B answers for the records.
+        #expect(try await b.call("GET", "/v1/documents/inbox/records/tasks/t1", user: "olivia").record["title"] as? String == "from A")
+        #expect(try await b.call("GET", "/v1/documents/team/notes/records/notes/n1", user: "wes").record["text"] as? String == "hello")
         // The content is the same Yjs state, byte for byte, after a second export.
         let again = try TemporaryDirectory()
         #expect(try await IngestCommandTests.accord(["documents", "export-all", "--output", again.path] + options(b)).status == 0)
