@@ -41,6 +41,11 @@ let package = Package(
             name: "CSodium", pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
         ),
+        // zlib, for reading gzip input (`accord documents ingest` takes `.ndjson.gz`).
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         .systemLibrary(
             name: "CWebSockets", pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"]), .brew(["libwebsockets"])]
@@ -59,7 +64,7 @@ let package = Package(
         .target(name: "AccordNet", dependencies: ["CWebSockets"], swiftSettings: swiftSettings),
         // The sync server: rooms over the document store, auth, permissions, REST, limits.
         .target(
-            name: "AccordServer", dependencies: ["AccordCRDT", "AccordStore", "AccordNet", "CSodium"],
+            name: "AccordServer", dependencies: ["AccordCRDT", "AccordStore", "AccordNet", "AccordRecords", "CSodium"],
             swiftSettings: swiftSettings
         ),
         // The client sync engine. This layer is pure state machines (per-document sync, sync
@@ -98,7 +103,7 @@ let package = Package(
         // Foundation is fine here (files, stdio, signals).
         .executableTarget(
             name: "accord",
-            dependencies: ["AccordCRDT", "AccordStore", "AccordServer", "AccordRecords", "AccordTOML", "AccordCodegen"],
+            dependencies: ["AccordCRDT", "AccordStore", "AccordServer", "AccordRecords", "AccordTOML", "AccordCodegen", "CZlib"],
             swiftSettings: swiftSettings
         ),
         // Benchmarks on the editing traces in shared/traces; JSON lines like scripts/bench_reference.py.
@@ -135,7 +140,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AccordServerTests",
-            dependencies: ["AccordServer", "AccordStore", "AccordNet", "AccordCRDT", "AccordTesting", "accord"],
+            dependencies: ["AccordServer", "AccordStore", "AccordNet", "AccordCRDT", "AccordRecords", "AccordTesting", "accord"],
             swiftSettings: swiftSettings
         ),
         // The sync machines driven by events and a manual clock, and wired in memory to a

@@ -54,6 +54,8 @@ enum BenchCommand {
 
         \(RecordsBenchmark.usage)
 
+        \(IngestBenchmark.usage)
+
           accord-bench toml [--samples N] [--dir DIR] [--python PATH]
               Parses two generated 1 MB TOML documents with AccordTOML (models.toml: many
               [models.x.fields.y] tables of small keys; mixed.toml: every value type), one
@@ -116,6 +118,8 @@ enum BenchCommand {
             return 0
         case "records":
             return try RecordsBenchmark.parse(rest).run()
+        case "ingest":
+            return try IngestBenchmark.parse(rest).run()
         case "toml":
             return try parseTOML(rest).run()
         case "_resident":

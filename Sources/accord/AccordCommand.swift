@@ -36,6 +36,8 @@ enum AccordCommand {
             try TokenCommand.run(&args, help: help)
         case "records":
             try RecordsCommand.run(&args, help: help)
+        case "documents":
+            try DocumentsCommand.run(&args, help: help)
         case "codegen":
             guard !help else { return Output.print(Usage.codegen) }
             try CodegenCommand.run(&args)

@@ -13,6 +13,8 @@ enum Usage {
                                                    mint a bearer token for the sync server
           accord records put|query|count|aggregate --store <file> --schema <file> ...
                                                    typed records in a client store
+          accord documents ingest|export|export-all|import ...
+                                                   move documents and records in and out of a server
           accord codegen -i <schema> -o <dir>      typed Swift models from a schema file
           accord toml decode|encode                TOML on stdin to tagged JSON on stdout, or back
           accord --help                            this text
@@ -22,6 +24,41 @@ enum Usage {
         'accord records --help', 'accord codegen --help' or 'accord toml --help' for
         details.
         \(exitStatuses)
+        """
+
+    static let documents = """
+        accord documents: operator tools against a running accord serve.
+
+        Usage:
+          accord documents ingest <document-id> --input <dir> --server <url> --token <t>
+                                  [-y] [--timeout <seconds>] [--no-wait]
+              Reads one <model>.ndjson per model from <dir>. Each line is
+              <id><TAB><merge patch JSON> or one JSON object with its own "id";
+              {"_deleted": true} alone deletes the record. Every line is checked
+              against the document's models (registered on the server) before
+              anything is sent; the first bad line is named with its file and line.
+              Asks for confirmation unless -y, uploads in chunks, and the server
+              applies everything as one transaction. Progress on stderr (uploading,
+              validating, applying, complete); the final session state on stdout.
+              Exit: 0 complete, 1 failed or refused, 2 usage, 124 --timeout, 130 Ctrl-C
+              (an upload stopped by either is aborted: nothing is applied).
+          accord documents ingests get <document-id> <session-id> --server <url> --token <t>
+              Prints an ingest session's state (404 INGEST_SESSION_NOT_FOUND).
+
+          accord documents export <document-id> --output <dir> --server <url> --token <t>
+          accord documents export-all [--user-id <user>] --output <dir> --server <url> --token <t>
+              Writes a bundle: documents/<id>/ with metadata.json, permissions.json,
+              document.yjs (the full state, one Yjs update v1) and blobs/index.json;
+              export-all adds manifest.json. Needs an admin token (accord serve --admins).
+          accord documents import <dir> [--owner <user>] [--overwrite] [--aliases skip|overwrite]
+                                  --server <url> --token <t>
+              Checks the whole bundle first (missing files, a blob whose hash does not
+              match, an update that does not decode: nothing is imported, and the fault is
+              named), then imports each document under its id. An existing document is
+              skipped and named, or with --overwrite merged (Yjs applyUpdate: what either
+              side holds survives). Prints {"imported", "merged", "skipped"}.
+
+        The token may also come from ACCORD_TOKEN. See docs/operations.md.
         """
 
     static let codegen = """
@@ -74,7 +111,7 @@ enum Usage {
                        [--max-request-body-bytes <n>] [--header-timeout <seconds>]
                        [--max-connections-per-address <n>] [--max-connections-per-user <n>]
                        [--max-rooms-per-connection <n>] [--max-documents-per-user-per-hour <n>]
-                       [--max-partial-bytes-per-user <n>]
+                       [--max-partial-bytes-per-user <n>] [--admins <user,...>]
 
           Serves WebSocket sync on ws://<host>:<port>/v1/sync/<document> (y-websocket
           framing; stock Yjs clients work) and /v1/sync (Accord clients, multiplexed),
@@ -88,6 +125,8 @@ enum Usage {
                         for user "dev" as 'dev token: <token>'
           --no-create-on-connect
                         refuse to open document ids that do not exist yet
+          --admins      users who may export and import any document (/v1/admin);
+                        with --dev, "dev" is one
           --max-frame-bytes                  largest WebSocket message (16 MiB)
           --max-document-bytes               largest stored document (256 MiB)
           --max-messages-per-second          per connection (500)

@@ -84,7 +84,7 @@ package struct RecordBatchWrite {
     }
 
     /// One record with its id resolved and, when new, its defaults filled; checked.
-    private func prepare<R: RandomNumberGenerator>(
+    func prepare<R: RandomNumberGenerator>(
         _ write: RecordWrite, in doc: Doc, milliseconds: UInt64, random: inout R
     ) throws(AccordError) -> Prepared {
         let id: String

@@ -45,6 +45,12 @@ public struct DocumentDirectory: Sendable {
                 .invalidArgument, "a document id may not end in \(suffix) (the REST API reserves it)",
                 details: ["document": id.rawValue])
         }
+        // The records routes take the id to end at the first `/records/` (RecordsRoute).
+        if id.rawValue.utf8.firstRange(of: RecordsRoute.marker.utf8) != nil {
+            throw AccordError(
+                .invalidArgument, "a document id may not contain /records/ (the REST API reserves it)",
+                details: ["document": id.rawValue])
+        }
         try creationQuota?.take(owner)
         do {
             return try createOwned(id, owner: owner, title: title, tags: tags)

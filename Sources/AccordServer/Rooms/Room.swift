@@ -216,6 +216,52 @@ public final class Room {
         return actions
     }
 
+    /// An edit the server makes itself (records written over REST): `body` runs in one
+    /// transaction, and the update it made comes back with the frames that send it to
+    /// every member. The driver stores it durably before carrying them out. Nil when
+    /// the edit changed nothing. A document already at its size limit is refused
+    /// (`DOCUMENT_TOO_LARGE`) before `body` runs, since an applied edit cannot be undone.
+    public func serverEdit(
+        _ body: (Doc) throws(AccordError) -> Void
+    ) throws(AccordError) -> (update: [UInt8], actions: [RoomAction])? {
+        guard documentBytes < maxDocumentBytes else {
+            throw AccordError(
+                .documentTooLarge, "document \(id) is at its limit of \(maxDocumentBytes) bytes",
+                details: ["document": id.rawValue, "limit": String(maxDocumentBytes)])
+        }
+        integrated = nil
+        defer { integrated = nil }
+        do {
+            try doc.transact(origin: Self.origin) { try body(doc) }
+        } catch let error as AccordError {
+            throw error
+        } catch {
+            throw AccordError(.internalError, "server edit failed: \(error)")
+        }
+        guard let update = integrated else { return nil }
+        documentBytes += update.count
+        return (update, order.map { .send($0, .sync(.update(update))) })
+    }
+
+    /// Applies an update the server was handed (an import merging into this document):
+    /// the received bytes come back for the store, with the frames that send what it
+    /// integrated to every member. Nil when it brought nothing new.
+    /// - Throws: `MALFORMED_UPDATE` (the document is unchanged), `DOCUMENT_TOO_LARGE`.
+    public func serverApply(_ update: [UInt8]) throws(AccordError) -> (update: [UInt8], actions: [RoomAction])? {
+        guard documentBytes + update.count <= maxDocumentBytes else {
+            throw AccordError(
+                .documentTooLarge, "document \(id) would exceed \(maxDocumentBytes) bytes",
+                details: ["document": id.rawValue, "limit": String(maxDocumentBytes)])
+        }
+        integrated = nil
+        defer { integrated = nil }
+        try doc.applyUpdate(update, origin: Self.origin)
+        guard integrated != nil || doc.hasPendingUpdates else { return nil }
+        documentBytes += update.count
+        let relayed = integrated.map { integrated in order.map { RoomAction.send($0, .sync(.update(integrated))) } } ?? []
+        return (update, relayed)
+    }
+
     /// Records that the driver appended an update under `storeSequence`.
     public func persisted(storeSequence: UInt64, ack: PendingAck?, now: UInt64) {
         acks.record(storeSequence: storeSequence, ack: ack, now: now)

@@ -64,6 +64,9 @@ public final class AccordServer: Sendable {
         /// hold together (each connection holds at most one message of at most
         /// ``maxFrameBytes``); a message that would pass it is dropped with `QUOTA_EXCEEDED`.
         public var maxPartialBytesPerUser = 64 << 20
+        /// Users (token `sub`) who may call the admin routes (`/v1/admin/...`: export and
+        /// import of documents, whatever their access rows say). Empty: nobody.
+        public var adminUsers: Set<String> = []
         /// Milliseconds since the epoch; tests may substitute a clock.
         public var now: @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) }
 
@@ -111,7 +114,15 @@ public final class AccordServer: Sendable {
         routes.add(.get, "/metrics") { _ in
             HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Array(metrics.render().utf8))
         }
-        DocumentsAPI(directory: directory, authenticate: authenticate, accessChanged: { hub.accessChanged($0) })
+        let documentsAPI = DocumentsAPI(
+            directory: directory, authenticate: authenticate, accessChanged: { hub.accessChanged($0) })
+        documentsAPI.register(in: &routes)
+        let schemas = RecordsSchemaStore(storage: documents.storage)
+        RecordsAPI(
+            directory: directory, schemas: schemas, hub: hub,
+            indexes: ServerRecordIndexes(), ingests: IngestSessions(), authenticate: authenticate, now: configuration.now
+        ).register(in: &routes, besides: documentsAPI)
+        AdminAPI(directory: directory, schemas: schemas, hub: hub, admins: configuration.adminUsers, authenticate: authenticate)
             .register(in: &routes)
 
         var network = WebSocketServer.Configuration(

@@ -32,25 +32,25 @@ final class SyncHub: @unchecked Sendable {
         var stepTwos: [DocumentID: SendTicket] = [:]
     }
 
-    private struct LoadedRoom {
+    struct LoadedRoom {
         let room: Room
         var idleSince: UInt64?
     }
 
     let queue = DispatchQueue(label: "accord.sync")
-    private let options: Options
+    let options: Options
     private let directory: DocumentDirectory
     private let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> String
     let metrics: ServerMetrics
     private var connections: [ConnectionID: Connection] = [:]
-    private var rooms: [DocumentID: LoadedRoom] = [:]
+    var rooms: [DocumentID: LoadedRoom] = [:]
     /// Open, signed-in connections per user (``Options/maxConnectionsPerUser``).
     private var connectionsPerUser: [String: Int] = [:]
     private var storeSubscription: StoreSubscription?
     private var timer: (any DispatchSourceTimer)?
-    private var isStopped = false
+    var isStopped = false
 
-    private var documents: DocumentStore { directory.documents }
+    var documents: DocumentStore { directory.documents }
 
     init(
         directory: DocumentDirectory, options: Options, metrics: ServerMetrics,
@@ -322,7 +322,7 @@ final class SyncHub: @unchecked Sendable {
 
     /// The room of `document`, loading it from the store if needed. A failed load
     /// writes nothing and leaves no room behind.
-    private func loadRoom(_ document: DocumentID) throws(AccordError) -> Room {
+    func loadRoom(_ document: DocumentID) throws(AccordError) -> Room {
         if let loaded = rooms[document] { return loaded.room }
         let doc = try documents.load(document)
         let metadata = try documents.metadata(document)
@@ -334,7 +334,7 @@ final class SyncHub: @unchecked Sendable {
         return room
     }
 
-    private func perform(_ actions: [RoomAction], in room: Room) {
+    func perform(_ actions: [RoomAction], in room: Room) {
         for action in actions {
             switch action {
             case .send(let id, let frame):

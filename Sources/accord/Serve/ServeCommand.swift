@@ -55,6 +55,9 @@ enum ServeCommand {
         configuration.maxPartialBytesPerUser = try integer(
             args.removeOption("--max-partial-bytes-per-user"), "--max-partial-bytes-per-user",
             default: configuration.maxPartialBytesPerUser, range: 1024...Int.max)
+        if let admins = try args.removeOption("--admins") {
+            configuration.adminUsers = Set(admins.split(separator: ",").map(String.init))
+        }
         let extra = try args.positionals()
         guard extra.isEmpty else { throw AccordCommand.usageError("unexpected argument '\(extra[0])'", help: "accord serve --help") }
 
@@ -62,6 +65,8 @@ enum ServeCommand {
         let secret = try dev ? DevSecret.loadOrCreate(in: dataDirectory) : ServerSecret.load(secretFile: secretFile)
         let tokens = try TokenAuthority(secret: secret)
         let documents = try DocumentStore(path: (dataDirectory as NSString).appendingPathComponent("accord.sqlite"))
+        // The dev user administers a dev server (export and import with the dev token).
+        if dev { configuration.adminUsers.insert("dev") }
         let server = try AccordServer(configuration: configuration, documents: documents, tokens: tokens)
 
         if dev {

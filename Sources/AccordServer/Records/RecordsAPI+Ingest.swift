@@ -1,0 +1,124 @@
+import Dispatch
+import AccordCRDT
+import AccordNet
+import AccordStore
+import AccordRecords
+
+extension RecordsRoute {
+    var isIngestChunk: Bool {
+        if case .ingestChunk = self { return true }
+        return false
+    }
+}
+
+extension RecordsAPI {
+    /// `POST …/records/$ingests` (read-write): a new session, 201 with its state.
+    func createIngest(document: DocumentID, user: String) throws(AccordError) -> HTTPResponse {
+        try requireRole(.readWrite, of: user, on: document)
+        return Self.result(ingests.create(for: document).json, status: 201)
+    }
+
+    /// `GET …/$ingests/{session}` (any role) reads its state; `DELETE` (read-write)
+    /// aborts a session still uploading (it becomes `failed`, nothing is applied).
+    func ingest(_ request: HTTPRequest, session: String, document: DocumentID, user: String) throws(AccordError) -> HTTPResponse {
+        guard request.method == .delete else {
+            try requireRole(.reader, of: user, on: document)
+            return Self.result(try ingests.session(session, of: document).json)
+        }
+        try requireRole(.readWrite, of: user, on: document)
+        let aborted = try ingests.update(session, of: document) { state throws(AccordError) in
+            guard state.state == .uploading else { throw Self.notUploading(state) }
+            state.state = .failed
+            state.chunks = []
+            state.error = AccordError(.conditionNotMet, "the ingest was aborted before it was applied")
+        }
+        return Self.result(aborted.json)
+    }
+
+    /// `POST …/$ingests/{session}/chunks?model=M` (read-write): appends the body, ndjson
+    /// lines of model `M`, to the session. Lines are checked when the session is committed
+    /// (the CLI checks them before uploading).
+    func ingestChunk(_ request: HTTPRequest, session: String, document: DocumentID, user: String) throws(AccordError) -> HTTPResponse {
+        guard let model = request.queryValue("model"), !model.isEmpty else {
+            throw AccordError(.invalidArgument, "name the chunk's model: ?model=<name>", details: ["field": "model"])
+        }
+        try requireRole(.readWrite, of: user, on: document)
+        _ = try self.model(model, in: document)
+        let limit = ingests.maxSessionBytes
+        let updated = try ingests.update(session, of: document) { state throws(AccordError) in
+            guard state.state == .uploading else { throw Self.notUploading(state) }
+            guard state.bytes + request.body.count <= limit else {
+                throw AccordError(.invalidArgument, "an ingest session holds at most \(limit) bytes",
+                                  details: ["limit": String(limit), "session": state.id])
+            }
+            state.chunks.append(IngestSessions.Chunk(model: model, bytes: request.body))
+            state.bytes += request.body.count
+        }
+        return Self.result(updated.json)
+    }
+
+    /// `POST …/$ingests/{session}/commit` (read-write): 202, then the session is
+    /// validated and applied in the background as one transaction (poll its state).
+    func commitIngest(session: String, document: DocumentID, user: String) throws(AccordError) -> HTTPResponse {
+        try requireRole(.readWrite, of: user, on: document)
+        let committed = try ingests.update(session, of: document) { state throws(AccordError) in
+            guard state.state == .uploading else { throw Self.notUploading(state) }
+            state.state = .validating
+        }
+        DispatchQueue.global().async { runIngest(session, document: document) }
+        return Self.result(committed.json, status: 202)
+    }
+
+    /// Validates every line (the first fault names the file and line), then applies all
+    /// of them as one transaction; the session ends `complete` or `failed`.
+    private func runIngest(_ session: String, document: DocumentID) {
+        do throws(AccordError) {
+            let chunks = try ingests.session(session, of: document).chunks
+            let models = try schemas.models(document) ?? []
+            var operations: [RecordOperation] = []
+            var lineNumbers: [String: Int] = [:]
+            for chunk in chunks {
+                guard let model = models.first(where: { $0.name == chunk.model }) else {
+                    throw AccordError(.modelNotRegistered, "document \(document) has no model \"\(chunk.model)\"",
+                                      details: ["model": chunk.model])
+                }
+                var lines = chunk.bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+                if lines.last?.isEmpty == true { lines.removeLast() }  // the chunk's final newline
+                for line in lines {
+                    lineNumbers[chunk.model, default: 0] += 1
+                    let number = lineNumbers[chunk.model] ?? 0
+                    do throws(AccordError) {
+                        if let operation = try IngestLine.operation(Substring(decoding: line, as: UTF8.self), model: model) {
+                            operations.append(operation)
+                        }
+                    } catch {
+                        var details = error.details
+                        details["file"] = "\(chunk.model).ndjson"
+                        details["line"] = String(number)
+                        throw AccordError(error.code, "\(chunk.model).ndjson line \(number): \(error.message)", details: details)
+                    }
+                }
+            }
+            try ingests.update(session, of: document) { state throws(AccordError) in
+                state.state = .applying
+                state.records = operations.count
+            }
+            _ = try apply(operations, to: document, models: models, readBack: false)
+            try ingests.update(session, of: document) { state throws(AccordError) in
+                state.state = .complete
+                state.chunks = []
+            }
+        } catch {
+            _ = try? ingests.update(session, of: document) { state throws(AccordError) in
+                state.state = .failed
+                state.chunks = []
+                state.error = error
+            }
+        }
+    }
+
+    private static func notUploading(_ session: IngestSessions.Session) -> AccordError {
+        AccordError(.conditionNotMet, "ingest session \(session.id) is \(session.state.rawValue), no longer uploading",
+                    details: ["session": session.id, "state": session.state.rawValue])
+    }
+}

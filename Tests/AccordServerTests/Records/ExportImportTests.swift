@@ -1,0 +1,137 @@
+import AccordCRDT
+import AccordStore
+import AccordTesting
+import Foundation
+import Testing
+
+/// `accord documents export-all` from one server and `import` into another: documents,
+/// metadata and records equal, `document.yjs` byte-identical after the round trip and
+/// readable by pycrdt, `--overwrite` merging, and a tampered bundle refused whole.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct ExportImportTests {
+    static func server() throws -> TestServer { try TestServer { $0.adminUsers = ["admin"] } }
+
+    func options(_ server: TestServer, as user: String = "admin") -> [String] {
+        ["--server", "http://127.0.0.1:\(server.port)", "--token", server.token(user)]
+    }
+
+    /// A source server with two documents (one id holding `/`) and records in both.
+    func source() async throws -> TestServer {
+        let server = try Self.server()
+        try await server.prepareRecords("inbox", members: ["wes": "read-write"])
+        try await server.prepareRecords("team/notes", owner: "wes")
+        #expect(try await server.call("POST", "/v1/documents/inbox/records/tasks", user: "olivia", body: #"{"id":"t1","title":"from A"}"#).status == 201)
+        #expect(try await server.call("POST", "/v1/documents/team/notes/records/notes", user: "wes", body: #"{"id":"n1","text":"hello"}"#).status == 201)
+        return server
+    }
+
+    @Test func aRoundTripBetweenTwoServersKeepsEverything() async throws {
+        let a = try await source()
+        let bundle = try TemporaryDirectory()
+        let exported = try await IngestCommandTests.accord(["documents", "export-all", "--output", bundle.path] + options(a))
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: bundle.path + "/manifest.json"))) as? [String: Any]
+        #expect(manifest?["documentCount"] as? Int == 2 && manifest?["version"] as? Int == 1)
+        let notes = bundle.path + "/documents/team%2Fnotes"
+        for file in ["metadata.json", "permissions.json", "document.yjs", "blobs/index.json"] {
+            #expect(FileManager.default.fileExists(atPath: notes + "/" + file), "\(file)")
+        }
+        let permissions = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: bundle.path + "/documents/inbox/permissions.json"))) as? [[String: Any]]
+        #expect(permissions?.map { $0["user"] as? String } == ["olivia", "wes"])
+
+        let b = try Self.server()
+        let imported = try await IngestCommandTests.accord(["documents", "import", bundle.path] + options(b))
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains(#""imported":["inbox","team/notes"]"#), "\(imported.stdout)")
+        let document = try await b.call("GET", "/v1/documents/inbox", user: "olivia")
+        #expect(document.status == 200 && (document.json as? [String: Any])?["permission"] as? String == "owner")
+        // The records schema travels too (records-schema.json): B answers for the records.
+        #expect(try await b.call("GET", "/v1/documents/inbox/records/tasks/t1", user: "olivia").record["title"] as? String == "from A")
+        #expect(try await b.call("GET", "/v1/documents/team/notes/records/notes/n1", user: "wes").record["text"] as? String == "hello")
+        // The content is the same Yjs state, byte for byte, after a second export.
+        let again = try TemporaryDirectory()
+        #expect(try await IngestCommandTests.accord(["documents", "export-all", "--output", again.path] + options(b)).status == 0)
+        for name in ["inbox", "team%2Fnotes"] {
+            let first = try Data(contentsOf: URL(fileURLWithPath: bundle.path + "/documents/\(name)/document.yjs"))
+            let second = try Data(contentsOf: URL(fileURLWithPath: again.path + "/documents/\(name)/document.yjs"))
+            #expect(first == second, "\(name)")
+        }
+        // Any Yjs tool reads document.yjs: pycrdt finds the record.
+        guard let python = ProcessInfo.processInfo.environment["ACCORD_PYTHON"], !python.isEmpty else {
+            throw TestFailure("ACCORD_PYTHON is not set; run `make test`")
+        }
+        let script = """
+            import sys, json, pycrdt
+            doc = pycrdt.Doc()
+            doc.apply_update(open(sys.argv[1], 'rb').read())
+            print(json.dumps(doc.get('tasks', type=pycrdt.Map).to_py()))
+            """
+        let read = try await onThread { () -> String in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: python)
+            process.arguments = ["-c", script, bundle.path + "/documents/inbox/document.yjs"]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return text
+        }
+        #expect(read.contains(#""t1""#) && read.contains("from A"), "\(read)")
+        try await a.stop()
+        try await b.stop()
+    }
+
+    @Test func anExistingDocumentIsSkippedOrMergedWithOverwrite() async throws {
+        let a = try await source()
+        let bundle = try TemporaryDirectory()
+        #expect(try await IngestCommandTests.accord(["documents", "export", "inbox", "--output", bundle.path] + options(a)).status == 0)
+        let b = try Self.server()
+        try await b.prepareRecords("inbox")
+        #expect(try await b.call("POST", "/v1/documents/inbox/records/tasks", user: "olivia", body: #"{"id":"t2","title":"from B"}"#).status == 201)
+        let before = try b.documentState("inbox")
+        let skipped = try await IngestCommandTests.accord(["documents", "import", bundle.path] + options(b))
+        #expect(skipped.status == 0 && skipped.stdout.contains(#""skipped":["inbox"]"#), "\(skipped.stdout) \(skipped.stderr)")
+        #expect(skipped.stderr.contains("skipped inbox"))
+        #expect(try b.documentState("inbox") == before)
+        let merged = try await IngestCommandTests.accord(["documents", "import", bundle.path, "--overwrite"] + options(b))
+        #expect(merged.status == 0 && merged.stdout.contains(#""merged":["inbox"]"#), "\(merged.stderr)")
+        // Keys either side held survive.
+        #expect(try await b.call("GET", "/v1/documents/inbox/records/tasks/t1", user: "olivia").record["title"] as? String == "from A")
+        #expect(try await b.call("GET", "/v1/documents/inbox/records/tasks/t2", user: "olivia").record["title"] as? String == "from B")
+        try await a.stop()
+        try await b.stop()
+    }
+
+    @Test func aTamperedBundleIsRefusedWhole() async throws {
+        let a = try await source()
+        let bundle = try TemporaryDirectory()
+        #expect(try await IngestCommandTests.accord(["documents", "export-all", "--output", bundle.path] + options(a)).status == 0)
+        let b = try Self.server()
+        let notes = bundle.path + "/documents/team%2Fnotes"
+        func refused(_ expected: String) async throws {
+            let run = try await IngestCommandTests.accord(["documents", "import", bundle.path] + options(b))
+            #expect(run.status == 65 && run.stderr.contains(expected), "\(run.stderr)")
+            #expect(try await b.call("GET", "/v1/documents/inbox", user: "olivia").status == 404, "something was imported")
+        }
+        // A malformed update.
+        let original = try Data(contentsOf: URL(fileURLWithPath: notes + "/document.yjs"))
+        try Data(original.prefix(original.count / 2)).write(to: URL(fileURLWithPath: notes + "/document.yjs"))
+        try await refused("team/notes/document.yjs")
+        try original.write(to: URL(fileURLWithPath: notes + "/document.yjs"))
+        // A blob whose hash does not match.
+        try #"[{"blobId":"b1","filename":"a.txt","contentType":"text/plain","sha256":"AAAA","numBytes":3}]"#
+            .write(toFile: notes + "/blobs/index.json", atomically: true, encoding: .utf8)
+        try "abc".write(toFile: notes + "/blobs/b1.bin", atomically: true, encoding: .utf8)
+        try await refused("team/notes/blobs/b1.bin")
+        try "[]".write(toFile: notes + "/blobs/index.json", atomically: true, encoding: .utf8)
+        // A missing file.
+        try FileManager.default.removeItem(atPath: notes + "/metadata.json")
+        try await refused("team/notes/metadata.json")
+        // Not an admin: refused by the server.
+        let user = try await IngestCommandTests.accord(["documents", "export-all", "--output", bundle.path] + options(a, as: "olivia"))
+        #expect(user.status == 1 && user.stderr.contains("PERMISSION_DENIED"))
+        try await a.stop()
+        try await b.stop()
+    }
+}
