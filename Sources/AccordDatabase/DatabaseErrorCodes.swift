@@ -13,16 +13,12 @@ extension ErrorCode {
     public static let databaseClosed = ErrorCode(rawValue: "DATABASE_CLOSED")
     /// The collection was deleted (or never created) while a handle to it was kept.
     public static let collectionNotFound = ErrorCode(rawValue: "COLLECTION_NOT_FOUND")
-    /// A save with `.failOnConflict` whose document was changed by another writer since
-    /// it was read (or, for a new document, whose id is already taken).
-    public static let documentConflict = ErrorCode(rawValue: "DOCUMENT_CONFLICT")
     /// A property value JSON cannot hold (NaN, infinity, a type the database does not
     /// store), or nesting deeper than the database accepts. The message names the key.
     public static let invalidValue = ErrorCode(rawValue: "INVALID_VALUE")
 
     /// Every code defined by AccordDatabase, for golden tests and documentation.
     public static let allDatabaseCodes: [ErrorCode] = [
-        .reservedKey, .invalidName, .databaseLocked, .databaseClosed, .collectionNotFound, .documentConflict,
-        .invalidValue,
+        .reservedKey, .invalidName, .databaseLocked, .databaseClosed, .collectionNotFound, .invalidValue,
     ]
 }

@@ -9,7 +9,7 @@ import Testing
     @Test func everyDatabaseCodeKeepsItsString() {
         #expect(ErrorCode.allDatabaseCodes.map(\.rawValue) == [
             "RESERVED_KEY", "INVALID_NAME", "DATABASE_LOCKED", "DATABASE_CLOSED", "COLLECTION_NOT_FOUND",
-            "DOCUMENT_CONFLICT", "INVALID_VALUE",
+            "INVALID_VALUE",
         ])
         let others = ErrorCode.allCRDTCodes + ErrorCode.allStoreCodes + ErrorCode.allRecordsCodes
         #expect(Set(ErrorCode.allDatabaseCodes).isDisjoint(with: others))

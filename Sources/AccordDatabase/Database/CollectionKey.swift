@@ -25,7 +25,12 @@ struct CollectionKey: Hashable, Sendable {
     /// The key a store document of this layer stands for (its title is `scope.name`).
     init?(storeTitle title: String, id: DocumentID) {
         guard id.rawValue.hasPrefix(Self.documentPrefix) else { return nil }
-        let parts = title.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        self.init(tableName: title)
+    }
+
+    /// The key of a table name (`scope.name`).
+    init?(tableName: String) {
+        let parts = tableName.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         self.init(scope: String(parts[0]), name: String(parts[1]))
     }

@@ -22,7 +22,7 @@ extension Database {
             throw error
         }
         batch = nil
-        try commit(pending, in: open)
+        try commitBatch(pending, in: open)
     }
 
     /// Stages one write into the running batch, or commits it alone. Caller holds the lock.
@@ -34,7 +34,7 @@ extension Database {
         pending.stage(staged)
         if batch == nil {
             do {
-                try commit(pending, in: open)
+                try commitBatch(pending, in: open)
             } catch {
                 open.sequence = pending.sequenceBefore
                 throw error
@@ -64,7 +64,7 @@ extension Database {
     /// Applies a batch: CRDT edits per collection, a flush of the store (durable from
     /// here), then the table rows and each collection's projected store sequence in one
     /// SQLite transaction, then the documents saved and the listeners.
-    private func commit(_ pending: PendingBatch, in open: OpenState) throws(AccordError) {
+    func commitBatch(_ pending: PendingBatch, in open: OpenState) throws(AccordError) {
         guard !pending.writes.isEmpty else { return }
         var order: [CollectionKey] = []
         var byCollection: [CollectionKey: [PendingBatch.Write]] = [:]

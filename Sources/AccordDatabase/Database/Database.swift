@@ -33,6 +33,11 @@ public final class Database: @unchecked Sendable {
     /// The writes of the ``inBatch(_:)`` running now, committed when it returns.
     var batch: PendingBatch?
     let listeners = ChangeListeners()
+    /// The wall clock expirations are compared with (injected by tests).
+    let now: @Sendable () -> Date
+    /// The next expiry pass, scheduled for the earliest expiration (see `Database+Expiration.swift`).
+    var expiryPass: DispatchWorkItem?
+    let expiryQueue = DispatchQueue(label: "accord.database.expiry", qos: .utility)
 
     /// What an open database holds.
     final class OpenState {
@@ -57,11 +62,15 @@ public final class Database: @unchecked Sendable {
     ///   - name: the database's name, which names its folder (the collection name rule:
     ///     letters, digits, `_ - %`, not starting with `_` or `%`).
     ///   - directory: where its folder goes; the current directory when nil.
+    ///   - now: the wall clock document expirations are compared with.
     /// - Throws: `INVALID_NAME`; `DATABASE_LOCKED` when another `Database` has the files
     ///   open (in this process or another); `STORAGE_ERROR` or `STORAGE_CORRUPT` from the store.
-    public init(name: String, directory: String? = nil) throws(AccordError) {
+    public init(
+        name: String, directory: String? = nil, now: @escaping @Sendable () -> Date = { Date() }
+    ) throws(AccordError) {
         try CollectionName.validate(name, kind: "database")
         self.name = name
+        self.now = now
         self.directory = directory ?? FileManager.default.currentDirectoryPath
         files = DatabaseFiles(name: name, directory: self.directory)
         try files.create()
@@ -71,6 +80,7 @@ public final class Database: @unchecked Sendable {
         state = opened
         do {
             _ = try content(.defaultCollection, create: true)
+            try purgeExpiredDocuments()
         } catch {
             try? close()
             throw error
@@ -97,6 +107,8 @@ public final class Database: @unchecked Sendable {
         lock.lock()
         let closing = state
         state = nil
+        expiryPass?.cancel()
+        expiryPass = nil
         lock.unlock()
         guard let closing else { return }
         for content in closing.contents.values { try? content.stored.close() }

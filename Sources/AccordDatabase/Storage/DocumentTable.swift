@@ -98,6 +98,23 @@ final class DocumentTable {
             .run([expiration.map(SQLiteValue.real) ?? .null, .text(collection), .text(id)])
     }
 
+    /// The documents whose expiration is at or before `time` (seconds since 1970).
+    func expired(atOrBefore time: Double) throws(AccordError) -> [(collection: String, id: String)] {
+        var due: [(collection: String, id: String)] = []
+        try connection.cachedStatement(
+            "SELECT collection, id FROM documents WHERE expiration IS NOT NULL AND expiration <= ? ORDER BY expiration"
+        ).forEachRow([.real(time)]) { due.append(($0.text(0), $0.text(1))) }
+        return due
+    }
+
+    /// The earliest expiration set (seconds since 1970), or nil.
+    func nextExpiration() throws(AccordError) -> Double? {
+        var next: Double?
+        try connection.cachedStatement("SELECT MIN(expiration) FROM documents WHERE expiration IS NOT NULL")
+            .forEachRow { next = $0.isNull(0) ? nil : $0.double(0) }
+        return next
+    }
+
     func count(collection: String) throws(AccordError) -> Int {
         var count = 0
         try connection.cachedStatement(
