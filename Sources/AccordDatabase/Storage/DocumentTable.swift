@@ -1,4 +1,5 @@
 import AccordCRDT
+import AccordRecords
 import AccordStore
 
 /// The documents of every collection as JSON rows (`documents.sqlite` beside the store),
@@ -39,7 +40,10 @@ final class DocumentTable {
                 PRIMARY KEY (collection, id)) WITHOUT ROWID;
             CREATE INDEX IF NOT EXISTS documents_expiration ON documents (expiration) WHERE expiration IS NOT NULL;
             CREATE TABLE IF NOT EXISTS projected (collection TEXT PRIMARY KEY, store_sequence INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS indexes (
+                collection TEXT NOT NULL, name TEXT NOT NULL, key_paths TEXT NOT NULL, PRIMARY KEY (collection, name));
             """)
+        try FilterText.registerFold(on: connection)
     }
 
     func transaction<T>(_ body: () throws(AccordError) -> T) throws(AccordError) -> T {
@@ -145,7 +149,42 @@ final class DocumentTable {
     }
 
     func removeCollection(_ collection: String) throws(AccordError) {
+        for (name, _) in try indexes(collection: collection) { try dropIndex(collection: collection, name: name) }
         try connection.cachedStatement("DELETE FROM documents WHERE collection = ?").run([.text(collection)])
         try connection.cachedStatement("DELETE FROM projected WHERE collection = ?").run([.text(collection)])
+    }
+
+    // MARK: Indexes
+
+    /// The SQLite name of an app's index: quoted, so any index name is safe in it.
+    static func indexIdentifier(collection: String, name: String) -> String {
+        "\"" + "accord_index:\(collection):\(name)".replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// The app's indexes of a collection: name and key paths, by name.
+    func indexes(collection: String) throws(AccordError) -> [(name: String, keyPaths: [String])] {
+        var result: [(name: String, keyPaths: [String])] = []
+        try connection.cachedStatement("SELECT name, key_paths FROM indexes WHERE collection = ? ORDER BY name")
+            .forEachRow([.text(collection)]) { row in
+                let paths = (try? AnyValue(jsonText: row.text(1)))?.arrayValue?.compactMap(\.stringValue) ?? []
+                result.append((row.text(0), paths))
+            }
+        return result
+    }
+
+    /// Creates an expression index on the collection's rows over each key path's value.
+    func createIndex(collection: String, name: String, keyPaths: [KeyPath]) throws(AccordError) {
+        let expressions = keyPaths.map { "json_extract(body, \($0.sqlLiteral))" }.joined(separator: ", ")
+        let identifier = Self.indexIdentifier(collection: collection, name: name)
+        try connection.execute("CREATE INDEX \(identifier) ON documents (collection, \(expressions))")
+        let paths = AnyValue.array(keyPaths.map { .string($0.text) }).jsonText
+        try connection.cachedStatement("INSERT INTO indexes (collection, name, key_paths) VALUES (?, ?, ?)")
+            .run([.text(collection), .text(name), .text(paths)])
+    }
+
+    func dropIndex(collection: String, name: String) throws(AccordError) {
+        try connection.execute("DROP INDEX IF EXISTS \(Self.indexIdentifier(collection: collection, name: name))")
+        try connection.cachedStatement("DELETE FROM indexes WHERE collection = ? AND name = ?")
+            .run([.text(collection), .text(name)])
     }
 }
