@@ -113,7 +113,7 @@ let package = Package(
             name: "accord-bench",
             dependencies: [
                 "AccordCRDT", "AccordStore", "AccordNet", "AccordSync", "AccordRecords", "AccordTesting", "AccordTOML",
-                "AccordCodegen",
+                "AccordCodegen", "AccordDatabase",
             ],
             swiftSettings: swiftSettings
         ),

@@ -53,6 +53,7 @@ enum BenchCommand {
               fewer samples.
 
         \(RecordsBenchmark.usage)
+        \(DatabaseBenchmark.usage)
 
           accord-bench toml [--samples N] [--dir DIR] [--python PATH]
               Parses two generated 1 MB TOML documents with AccordTOML (models.toml: many
@@ -116,6 +117,8 @@ enum BenchCommand {
             return 0
         case "records":
             return try RecordsBenchmark.parse(rest).run()
+        case "database":
+            return try DatabaseBenchmark.parse(rest).run()
         case "toml":
             return try parseTOML(rest).run()
         case "_resident":

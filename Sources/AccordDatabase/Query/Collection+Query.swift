@@ -13,7 +13,8 @@ extension Collection {
     public func query(_ filter: Filter = .all, _ options: DocumentQueryOptions = DocumentQueryOptions()) throws(AccordError)
         -> [QueryResult]
     {
-        let predicate = try JSONPredicateSQL.compile(try filter.compile())
+        let compiled = try filter.compile()
+        let predicate = try JSONPredicateSQL.compile(compiled)
         var order: [String] = []
         for (index, key) in options.sortOrder.enumerated() {
             let path = try KeyPath(key.field, path: "sortOrder[\(index)]")
@@ -31,16 +32,16 @@ extension Collection {
         guard options.offset >= 0, (options.limit ?? 0) >= 0 else {
             throw AccordError(.invalidQuery, "limit and offset may not be negative")
         }
-        let sql = """
-            SELECT d.id, d.body, d.sequence FROM documents d
-            WHERE d.collection = ? AND d.deleted = 0 AND d.purged = 0 AND \(predicate.sql)
-            ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?
-            """
         let parameters: [SQLiteValue] =
             [.text(key.tableName)] + predicate.parameters
             + [.integer(Int64(options.limit ?? -1)), .integer(Int64(options.offset))]
         return try database.withOpen { open throws(AccordError) in
             _ = try database.content(key)
+            let sql = """
+                SELECT d.id, d.body, d.sequence FROM documents d
+                WHERE \(try collectionCondition(compiled, open)) AND d.deleted = 0 AND d.purged = 0 AND \(predicate.sql)
+                ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?
+                """
             var results: [QueryResult] = []
             try open.table.connection.prepare(sql).forEachRow(parameters) { row throws(AccordError) in
                 let id = row.text(0)
@@ -55,18 +56,40 @@ extension Collection {
 
     /// How many documents match `filter` (see ``query(_:_:)``).
     public func count(_ filter: Filter) throws(AccordError) -> Int {
-        let predicate = try JSONPredicateSQL.compile(try filter.compile())
-        let sql = """
-            SELECT COUNT(*) FROM documents d
-            WHERE d.collection = ? AND d.deleted = 0 AND d.purged = 0 AND \(predicate.sql)
-            """
+        let compiled = try filter.compile()
+        let predicate = try JSONPredicateSQL.compile(compiled)
         return try database.withOpen { open throws(AccordError) in
             _ = try database.content(key)
+            let sql = """
+                SELECT COUNT(*) FROM documents d
+                WHERE \(try collectionCondition(compiled, open)) AND d.deleted = 0 AND d.purged = 0 AND \(predicate.sql)
+                """
             var count = 0
             try open.table.connection.prepare(sql).forEachRow([.text(key.tableName)] + predicate.parameters) {
                 count = Int($0.int64(0))
             }
             return count
+        }
+    }
+
+    /// The condition on the collection column. Written `+d.collection` (not usable by an
+    /// index) when the filter names the first key path of one of the collection's
+    /// indexes: without statistics SQLite would otherwise prefer the primary key's
+    /// (collection, id) range, which spares it a sort, over the expression index.
+    private func collectionCondition(_ predicate: RecordPredicate, _ open: Database.OpenState) throws(AccordError) -> String {
+        let named = Self.fields(predicate)
+        let leading = try open.table.indexes(collection: key.tableName).compactMap(\.keyPaths.first)
+        return leading.contains(where: named.contains) ? "+d.collection = ?" : "d.collection = ?"
+    }
+
+    private static func fields(_ predicate: RecordPredicate) -> Set<String> {
+        switch predicate {
+        case .all: return []
+        case .and(let parts), .or(let parts): return parts.reduce(into: []) { $0.formUnion(fields($1)) }
+        case .not(let part): return fields(part)
+        case .equals(let field, _), .compare(let field, _, _), .isIn(let field, _), .startsWith(let field, _),
+            .endsWith(let field, _), .containsText(let field, _), .hasMember(let field, _), .exists(let field, _):
+            return [field]
         }
     }
 

@@ -176,7 +176,7 @@ final class DocumentTable {
     func createIndex(collection: String, name: String, keyPaths: [KeyPath]) throws(AccordError) {
         let expressions = keyPaths.map { "json_extract(body, \($0.sqlLiteral))" }.joined(separator: ", ")
         let identifier = Self.indexIdentifier(collection: collection, name: name)
-        try connection.execute("CREATE INDEX \(identifier) ON documents (collection, \(expressions))")
+        try connection.execute("CREATE INDEX \(identifier) ON documents (\(expressions), collection)")
         let paths = AnyValue.array(keyPaths.map { .string($0.text) }).jsonText
         try connection.cachedStatement("INSERT INTO indexes (collection, name, key_paths) VALUES (?, ?, ?)")
             .run([.text(collection), .text(name), .text(paths)])
