@@ -37,7 +37,7 @@ public final class Collection: Sendable {
             guard case .saved(let object, let sequence)? = try database.currentState(key, id, in: open) else {
                 return nil
             }
-            return Document(id: id, sequence: sequence, stored: object)
+            return Document(id: id, sequence: sequence, stored: object, blobs: open.blobs)
         }
     }
 
@@ -58,12 +58,15 @@ public final class Collection: Sendable {
     ///   that is empty or longer than 250 bytes; nothing is written then.
     public func save(document: MutableDocument, concurrencyControl: ConcurrencyControl) throws(AccordError) -> Bool {
         try Self.validate(id: document.id)
+        try storeBlobs(of: document)
         guard case .object(let current) = try document.json(depth: 0) else { return false }
         if let reserved = current.keys.first(where: Self.reservedKeys.contains) {
             throw AccordError(
                 .reservedKey, "the top-level key \"\(reserved)\" is reserved", details: ["key": reserved, "document": document.id])
         }
-        return try write(document, concurrencyControl) { .save(base: $0 == nil ? nil : document.base, current: current) }
+        return try write(document, concurrencyControl, current: current) {
+            .save(base: $0 == nil ? nil : document.base, current: current)
+        }
     }
 
     /// Deletes the document, with ``ConcurrencyControl/lastWriteWins``.
@@ -103,10 +106,22 @@ public final class Collection: Sendable {
 
     // MARK: Helpers
 
+    /// Puts the document's new blobs into the blob store before its JSON is taken (the
+    /// JSON then holds their digests). A blob stays stored if the save is refused or its
+    /// batch rolled back; it is referenced by the collection, so garbage collection keeps it.
+    private func storeBlobs(of document: MutableDocument) throws(AccordError) {
+        let unsaved = document.unsavedBlobs()
+        guard !unsaved.isEmpty else { return }
+        try database.withOpen { open throws(AccordError) in
+            let id = try key.documentID()
+            for blob in unsaved { try blob.store(into: open.blobs, referencedBy: id) }
+        }
+    }
+
     /// Checks the concurrency rule and stages the write. `kind` receives the current
     /// stored content (nil when the document does not exist now).
     private func write(
-        _ document: Document, _ control: ConcurrencyControl,
+        _ document: Document, _ control: ConcurrencyControl, current: OrderedObject? = nil,
         _ kind: (OrderedObject?) -> PendingBatch.Kind
     ) throws(AccordError) -> Bool {
         try database.withOpen { open throws(AccordError) in
@@ -121,8 +136,15 @@ public final class Collection: Sendable {
                 currentSequence = sequence
             }
             if control == .failOnConflict, currentSequence != document.sequence { return false }
+            let writeKind = kind(existing)
+            var knownResult: OrderedObject?
+            if case .save(let base, _) = writeKind, base == nil || (existing != nil && base == existing) {
+                knownResult = current
+            }
             try database.perform { _, sequence throws(AccordError) in
-                PendingBatch.Write(key: key, id: document.id, kind: kind(existing), sequence: sequence, document: document)
+                PendingBatch.Write(
+                    key: key, id: document.id, kind: writeKind, sequence: sequence, document: document,
+                    knownResult: knownResult)
             }
             return true
         }

@@ -96,7 +96,7 @@ extension Database {
                 for write in byCollection[key]! {
                     switch write.kind {
                     case .save(_, let current):
-                        let result = content.object(write.id) ?? current
+                        let result = write.knownResult ?? content.object(write.id) ?? current
                         try open.table.write(
                             collection: key.tableName, id: write.id, body: AnyValue.object(result).jsonText, sequence: write.sequence,
                             deleted: false)
@@ -117,7 +117,12 @@ extension Database {
             guard let document = write.document else { continue }
             document.sequence = write.sequence
             document.base = result
-            document.properties = PropertyContainer.properties(of: result, mutable: document is MutableDocument)
+            // Only a merge with others' writes changes what the app holds (its live
+            // nested objects stay when the result is what it saved).
+            if write.knownResult == nil, case .save(_, let current) = write.kind, result != current {
+                document.properties = PropertyContainer.properties(
+                    of: result, mutable: document is MutableDocument, blobs: open.blobs)
+            }
         }
         var changed: [CollectionKey: [String]] = [:]
         for write in pending.writes { changed[write.key, default: []].append(write.id) }

@@ -42,6 +42,8 @@ public final class Database: @unchecked Sendable {
     /// What an open database holds.
     final class OpenState {
         let store: DocumentStore
+        /// Blob properties' content, in the store's storage (files beside the store).
+        let blobs: BlobStore
         let table: DocumentTable
         let fileLock: DatabaseFileLock
         var contents: [CollectionKey: CollectionContent] = [:]
@@ -50,6 +52,7 @@ public final class Database: @unchecked Sendable {
 
         init(store: DocumentStore, table: DocumentTable, fileLock: DatabaseFileLock) throws(AccordError) {
             self.store = store
+            blobs = try BlobStore(storage: store.storage)
             self.table = table
             self.fileLock = fileLock
             sequence = try table.lastSequence()

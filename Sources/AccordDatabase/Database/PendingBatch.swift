@@ -18,6 +18,10 @@ final class PendingBatch {
         var sequence: UInt64
         /// The document the app saved or deleted, updated after the commit.
         var document: Document?
+        /// What the document will hold after a save, when that is known without reading
+        /// the CRDT document back: the saved content itself, when the save's base is what
+        /// was stored (no other writer changed it since it was read) or it has no base.
+        var knownResult: OrderedObject? = nil
     }
 
     /// What a read inside the batch sees of a document the batch wrote.

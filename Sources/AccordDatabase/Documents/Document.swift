@@ -1,4 +1,5 @@
 import AccordCRDT
+import AccordStore
 public import Foundation
 
 /// A document as it was read: its id, its sequence and its properties, read-only.
@@ -23,9 +24,10 @@ public class Document: PropertyContainer {
         super.init(properties: properties)
     }
 
-    /// A document read from storage.
-    convenience init(id: String, sequence: UInt64, stored object: OrderedObject) {
-        self.init(id: id, sequence: sequence, base: object, properties: Self.properties(of: object, mutable: false))
+    /// A document read from storage; its blobs read from `blobs`.
+    convenience init(id: String, sequence: UInt64, stored object: OrderedObject, blobs: BlobStore? = nil) {
+        self.init(
+            id: id, sequence: sequence, base: object, properties: Self.properties(of: object, mutable: false, blobs: blobs))
     }
 
     /// A mutable copy to edit and save; it keeps this document's base and sequence.

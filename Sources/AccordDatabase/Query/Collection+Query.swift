@@ -47,7 +47,8 @@ extension Collection {
                 let id = row.text(0)
                 let object = try Database.object(row.text(1), key: key, id: id)
                 results.append(QueryResult(
-                    document: Document(id: id, sequence: UInt64(row.int64(2)), stored: object), collectionName: name,
+                    document: Document(id: id, sequence: UInt64(row.int64(2)), stored: object, blobs: open.blobs),
+                    collectionName: name,
                     select: select))
             }
             return results

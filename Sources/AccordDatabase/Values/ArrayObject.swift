@@ -1,5 +1,6 @@
 public import Foundation
 import AccordCRDT
+import AccordStore
 
 /// A read-only array of a ``Document``: the same getters as a dictionary, by index. An
 /// index outside the array reads as absent (the type's default), never a crash.
@@ -13,8 +14,8 @@ public class ArrayObject {
         self.items = items
     }
 
-    init(stored items: [AnyValue]) {
-        self.items = items.map { Property.stored($0, mutable: false) }
+    init(stored items: [AnyValue], blobs: BlobStore? = nil) {
+        self.items = items.map { Property.stored($0, mutable: false, blobs: blobs) }
     }
 
     public var count: Int { items.count }
@@ -39,6 +40,10 @@ public class ArrayObject {
     }
     public func array(at index: Int) -> ArrayObject? {
         if case .array(let a) = item(index) { return a }
+        return nil
+    }
+    public func blob(at index: Int) -> Blob? {
+        if case .blob(let b) = item(index) { return b }
         return nil
     }
 
@@ -80,8 +85,8 @@ public final class MutableArrayObject: ArrayObject {
 
     override init(items: [Property]) { super.init(items: items) }
 
-    override init(stored items: [AnyValue]) {
-        super.init(items: items.map { Property.stored($0, mutable: true) })
+    override init(stored items: [AnyValue], blobs: BlobStore? = nil) {
+        super.init(items: items.map { Property.stored($0, mutable: true, blobs: blobs) })
     }
 
     public override func dictionary(at index: Int) -> MutableDictionaryObject? {
@@ -123,6 +128,8 @@ public final class MutableArrayObject: ArrayObject {
         items[index] = .array(mutable)
         return self
     }
+    @discardableResult public func setBlob(_ value: Blob?, at index: Int) -> Self { setValue(value, at: index) }
+    @discardableResult public func addBlob(_ value: Blob?) -> Self { addValue(value) }
     @discardableResult public func addString(_ value: String?) -> Self { addValue(value) }
     @discardableResult public func addInt(_ value: Int) -> Self { addValue(value) }
     @discardableResult public func addInt64(_ value: Int64) -> Self { addValue(value) }

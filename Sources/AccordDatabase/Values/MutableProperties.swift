@@ -1,5 +1,6 @@
 public import Foundation
 public import AccordCRDT
+import AccordStore
 
 /// The chained setters shared by ``MutableDocument`` and ``MutableDictionaryObject``.
 /// Each returns the container, so calls chain: `doc.setString("Ann", forKey: "name").setInt(3, forKey: "n")`.
@@ -54,6 +55,11 @@ extension MutableProperties {
         }
         return setValue(value, forKey: key)
     }
+    /// Sets a blob, stored in the blob store when the document is saved.
+    @discardableResult public func setBlob(_ value: Blob?, forKey key: String) -> Self {
+        properties[key] = value.map(Property.blob) ?? .scalar(.null)
+        return self
+    }
     @discardableResult public func removeValue(forKey key: String) -> Self {
         properties[key] = nil
         return self
@@ -100,8 +106,8 @@ public final class MutableDictionaryObject: DictionaryObject, MutableProperties 
         try setJSON(json)
     }
 
-    override init(stored object: OrderedObject) {
-        super.init(properties: Self.properties(of: object, mutable: true))
+    override init(stored object: OrderedObject, blobs: BlobStore? = nil) {
+        super.init(properties: Self.properties(of: object, mutable: true, blobs: blobs))
     }
 
     override init(properties: [String: Property]) {

@@ -37,7 +37,7 @@ enum NumberConversion {
             case .double(let d): return d != 0
             default: return true
             }
-        case .dictionary, .array: return true
+        case .dictionary, .array, .blob: return true
         }
     }
 

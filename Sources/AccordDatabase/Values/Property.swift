@@ -1,4 +1,5 @@
 import AccordCRDT
+import AccordStore
 import Foundation
 
 /// One property value of a document, dictionary or array, as the typed accessors see it:
@@ -9,18 +10,23 @@ enum Property {
     case scalar(AnyValue)
     case dictionary(DictionaryObject)
     case array(ArrayObject)
+    case blob(Blob)
 
     /// How deep documents may nest: deeper content (or a dictionary set inside itself)
     /// is refused at save with `INVALID_VALUE` instead of overflowing the stack.
     static let maximumDepth = 64
 
-    /// The property for stored JSON; nested objects are mutable ones when `mutable`.
-    static func stored(_ value: AnyValue, mutable: Bool) -> Property {
+    /// The property for stored JSON; nested objects are mutable ones when `mutable`. A
+    /// blob dictionary is a ``Blob`` reading from `blobs`.
+    static func stored(_ value: AnyValue, mutable: Bool, blobs: BlobStore? = nil) -> Property {
         switch value {
         case .object(let object):
-            return .dictionary(mutable ? MutableDictionaryObject(stored: object) : DictionaryObject(stored: object))
+            if let blob = Blob(stored: object, store: blobs) { return .blob(blob) }
+            return .dictionary(
+                mutable
+                    ? MutableDictionaryObject(stored: object, blobs: blobs) : DictionaryObject(stored: object, blobs: blobs))
         case .array(let items):
-            return .array(mutable ? MutableArrayObject(stored: items) : ArrayObject(stored: items))
+            return .array(mutable ? MutableArrayObject(stored: items, blobs: blobs) : ArrayObject(stored: items, blobs: blobs))
         case .undefined:
             return .scalar(.null)
         default:
@@ -40,6 +46,21 @@ enum Property {
         case .scalar(let value): return value
         case .dictionary(let dictionary): return try dictionary.json(depth: depth + 1)
         case .array(let array): return try array.json(depth: depth + 1)
+        case .blob(let blob): return blob.json
+        }
+    }
+
+    /// The blobs not yet stored in this value (at most ``maximumDepth`` deep, so a
+    /// dictionary set inside itself ends; the save then refuses it).
+    func unsavedBlobs(depth: Int, into blobs: inout [Blob]) {
+        guard depth < Self.maximumDepth else { return }
+        switch self {
+        case .scalar: return
+        case .blob(let blob): if blob.digest == nil { blobs.append(blob) }
+        case .dictionary(let dictionary):
+            for property in dictionary.properties.values { property.unsavedBlobs(depth: depth + 1, into: &blobs) }
+        case .array(let array):
+            for item in array.items { item.unsavedBlobs(depth: depth + 1, into: &blobs) }
         }
     }
 
@@ -47,7 +68,7 @@ enum Property {
     /// object set into two places (or taken from a read-only document) is never shared.
     func mutableCopy() -> Property {
         switch self {
-        case .scalar: return self
+        case .scalar, .blob: return self
         case .dictionary(let dictionary): return .dictionary(dictionary.toMutable())
         case .array(let array): return .array(array.toMutable())
         }
@@ -60,6 +81,7 @@ enum Property {
         case .scalar(let value): return Self.plain(value)
         case .dictionary(let dictionary): return dictionary.toDictionary()
         case .array(let array): return array.toArray()
+        case .blob(let blob): return blob
         }
     }
 
@@ -70,6 +92,7 @@ enum Property {
         case .scalar(let value): return Self.plain(value)
         case .dictionary(let dictionary): return dictionary
         case .array(let array): return array
+        case .blob(let blob): return blob
         }
     }
 

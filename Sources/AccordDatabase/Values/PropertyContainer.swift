@@ -1,5 +1,6 @@
 public import Foundation
 import AccordCRDT
+import AccordStore
 
 /// The read accessors shared by ``Document`` and ``DictionaryObject``: properties by
 /// key, each getter returning its type's default when the key is absent (0, 0.0,
@@ -49,6 +50,11 @@ public class PropertyContainer {
         if case .array(let a) = properties[key] { return a }
         return nil
     }
+    /// The blob, or nil when absent or not a blob.
+    public func blob(forKey key: String) -> Blob? {
+        if case .blob(let b) = properties[key] { return b }
+        return nil
+    }
 
     /// The properties as plain Swift values (nested `[String: Any]` and `[Any]`).
     public func toDictionary() -> [String: Any] { properties.mapValues(\.plainValue) }
@@ -68,18 +74,25 @@ public class PropertyContainer {
         return .object(OrderedObject(entries))
     }
 
-    static func properties(of object: OrderedObject, mutable: Bool) -> [String: Property] {
+    static func properties(of object: OrderedObject, mutable: Bool, blobs: BlobStore? = nil) -> [String: Property] {
         var result: [String: Property] = [:]
         result.reserveCapacity(object.count)
-        for (key, value) in object { result[key] = Property.stored(value, mutable: mutable) }
+        for (key, value) in object { result[key] = Property.stored(value, mutable: mutable, blobs: blobs) }
         return result
+    }
+
+    /// The blobs set in this container (at any depth) that are not stored yet.
+    func unsavedBlobs() -> [Blob] {
+        var blobs: [Blob] = []
+        for property in properties.values { property.unsavedBlobs(depth: 1, into: &blobs) }
+        return blobs
     }
 }
 
 /// A read-only nested dictionary of a ``Document``.
 public class DictionaryObject: PropertyContainer {
-    init(stored object: OrderedObject) {
-        super.init(properties: Self.properties(of: object, mutable: false))
+    init(stored object: OrderedObject, blobs: BlobStore? = nil) {
+        super.init(properties: Self.properties(of: object, mutable: false, blobs: blobs))
     }
 
     override init(properties: [String: Property]) {

@@ -28,6 +28,7 @@ enum PropertyInput {
         case let f as Float: return double(Double(f), key: key)
         case let date as Date: return dateProperty(date, key: key)
         case is NSNull: return .success(.scalar(.null))
+        case let blob as Blob: return .success(.blob(blob))
         case let dictionary as DictionaryObject: return .success(.dictionary(dictionary.toMutable()))
         case let array as ArrayObject: return .success(.array(array.toMutable()))
         case let any as AnyValue:
