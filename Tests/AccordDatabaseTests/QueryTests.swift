@@ -1,5 +1,5 @@
 import AccordCRDT
-import AccordDatabase
+@testable import AccordDatabase
 import AccordRecords
 import Foundation
 import Testing
@@ -71,5 +71,31 @@ import Testing
         defer { try? database.close() }
         #expect(try database.defaultCollection().indexes() == ["name"])
         #expect(try database.createCollection(name: "other").indexes() == [])
+    }
+
+    /// A query on an index's first key path searches that index (not the primary key's
+    /// collection range, which SQLite prefers without statistics).
+    @Test func aQueryOnAnIndexedPathUsesTheIndex() throws {
+        let fixture = try people()
+        let collection = try fixture.collection
+        #expect(try !collection.queryPlan(["address.city": "Paris"]).contains("accord_index"))
+        try collection.createIndex(name: "byCity", keyPaths: ["address.city"])
+        #expect(try collection.queryPlan(["address.city": "Paris"]).contains("accord_index:_default._default:byCity"))
+        #expect(try collection.queryPlan(["address.city": ["$gt": "M"]]).contains("accord_index:_default._default:byCity"))
+        #expect(try collection.queryPlan(["name": "Ann"]).contains("PRIMARY KEY"))
+    }
+
+    @Test func queriesFilterAndSortOnExpiration() throws {
+        let fixture = try people()
+        let collection = try fixture.collection
+        let soon = Date().addingTimeInterval(3_600), later = Date().addingTimeInterval(7_200)
+        try collection.setDocumentExpiration(id: "bob", expiration: later)
+        try collection.setDocumentExpiration(id: "cy", expiration: soon)
+        #expect(try collection.query(["_expiration": ["$exists": true]]).map(\.id) == ["bob", "cy"])
+        #expect(try collection.query(["_expiration": ["$lt": .double(later.timeIntervalSince1970)]]).map(\.id) == ["cy"])
+        #expect(try collection.query(.all, DocumentQueryOptions(sortOrder: [SortKey("_expiration", .descending)])).map(\.id)
+            == ["bob", "cy", "ann", "dee"])
+        let refused = #expect(throws: AccordError.self) { try collection.createIndex(name: "e", keyPaths: ["_expiration"]) }
+        #expect(refused?.code == .invalidArgument)
     }
 }

@@ -4,7 +4,8 @@ import AccordStore
 
 extension Collection {
     /// The documents matching `filter`, with the records query semantics over key paths
-    /// (`"address.city"`; `_id` is the id): operators, absent-field rules, sorting. See
+    /// (`"address.city"`; `_id` is the id, `_expiration` the expiration in seconds since
+    /// 1970): operators, absent-field rules, sorting. See
     /// `docs/database.md`. Answers from the document table, using the indexes made with
     /// ``createIndex(name:keyPaths:)``; inside ``Database/inBatch(_:)`` it sees what was
     /// committed before the batch, not the batch's own writes.
@@ -73,6 +74,25 @@ extension Collection {
         }
     }
 
+    /// The SQLite query plan of a query (`EXPLAIN QUERY PLAN`), for tests that check an
+    /// index is used.
+    func queryPlan(_ filter: Filter) throws(AccordError) -> String {
+        let compiled = try filter.compile()
+        let predicate = try JSONPredicateSQL.compile(compiled)
+        return try database.withOpen { open throws(AccordError) in
+            let sql = """
+                EXPLAIN QUERY PLAN SELECT d.id, d.body, d.sequence FROM documents d
+                WHERE \(try collectionCondition(compiled, open)) AND d.deleted = 0 AND d.purged = 0 AND \(predicate.sql)
+                ORDER BY d.id
+                """
+            var plan: [String] = []
+            try open.table.connection.prepare(sql).forEachRow([.text(key.tableName)] + predicate.parameters) {
+                plan.append($0.text(3))
+            }
+            return plan.joined(separator: "\n")
+        }
+    }
+
     /// The condition on the collection column. Written `+d.collection` (not usable by an
     /// index) when the filter names the first key path of one of the collection's
     /// indexes: without statistics SQLite would otherwise prefer the primary key's
@@ -111,7 +131,13 @@ extension Collection {
         try Self.validateIndexName(indexName)
         guard !keyPaths.isEmpty else { throw AccordError(.invalidArgument, "an index needs at least one key path") }
         var paths: [KeyPath] = []
-        for (index, path) in keyPaths.enumerated() { paths.append(try KeyPath(path, path: "keyPaths[\(index)]")) }
+        for (index, path) in keyPaths.enumerated() {
+            let keyPath = try KeyPath(path, path: "keyPaths[\(index)]")
+            guard !keyPath.isDocumentID, !keyPath.isExpiration else {
+                throw AccordError(.invalidArgument, "\(path) is indexed already; an index is over document properties")
+            }
+            paths.append(keyPath)
+        }
         try database.withOpen { open throws(AccordError) in
             _ = try database.content(key)
             if let existing = try open.table.indexes(collection: key.tableName).first(where: { $0.name == indexName }) {

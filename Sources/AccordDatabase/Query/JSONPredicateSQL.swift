@@ -93,7 +93,7 @@ struct JSONPredicateSQL {
                     parameters: [.blob(Array(folded.utf8))])
         case .hasMember(let field, let member):
             let path = try KeyPath(field, path: "filter.\(field)")
-            guard !path.isDocumentID else { return .never }
+            guard !path.isDocumentID, !path.isExpiration else { return .never }
             return JSONPredicateSQL(
                 sql: "(\(path.typeSQL) IS 'array' AND EXISTS (SELECT 1 FROM json_each(d.body, \(path.sqlLiteral)) j "
                     + "WHERE j.type = 'text' AND j.value = ?))",

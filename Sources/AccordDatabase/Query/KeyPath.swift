@@ -1,10 +1,12 @@
 import AccordCRDT
 
 /// A property path in a query, sort or index: keys joined by `.` (`"address.city"`).
-/// `_id` is the document's id (a key no document may hold, see
-/// ``Collection/reservedKeys``).
+/// Two names no document may hold as keys (see ``Collection/reservedKeys``) stand for
+/// metadata: `_id` is the document's id, `_expiration` its expiration (seconds since
+/// 1970, a number; absent when none is set).
 struct KeyPath: Hashable {
     static let documentID = "_id"
+    static let expiration = "_expiration"
 
     let text: String
     let components: [String]
@@ -24,6 +26,7 @@ struct KeyPath: Hashable {
     }
 
     var isDocumentID: Bool { text == Self.documentID }
+    var isExpiration: Bool { text == Self.expiration }
 
     /// The SQL string literal of the JSON path, every key quoted: `'$."address"."city"'`.
     /// Inlined (not bound) so queries use the expression indexes built from the same text.
@@ -32,10 +35,18 @@ struct KeyPath: Hashable {
         return "'" + path.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
-    /// The SQL expression of the value (the id column for `_id`).
-    var valueSQL: String { isDocumentID ? "d.id" : "json_extract(d.body, \(sqlLiteral))" }
-    /// The SQL expression of the JSON type (`'text'` for `_id`; NULL when absent).
-    var typeSQL: String { isDocumentID ? "'text'" : "json_type(d.body, \(sqlLiteral))" }
+    /// The SQL expression of the value (the id or expiration column for the metadata names).
+    var valueSQL: String {
+        if isDocumentID { return "d.id" }
+        if isExpiration { return "d.expiration" }
+        return "json_extract(d.body, \(sqlLiteral))"
+    }
+    /// The SQL expression of the JSON type (NULL when absent).
+    var typeSQL: String {
+        if isDocumentID { return "'text'" }
+        if isExpiration { return "(CASE WHEN d.expiration IS NULL THEN NULL ELSE 'real' END)" }
+        return "json_type(d.body, \(sqlLiteral))"
+    }
 
     /// The value at this path in a document, nil when absent.
     func value(in object: OrderedObject, id: String) -> AnyValue? {
