@@ -114,3 +114,32 @@ final class ManagedFlag: @unchecked Sendable {
         return result!
     }
 }
+
+@Suite struct BatchCommitFailureTests {
+    /// A batch whose collection is deleted inside it fails at commit, before editing any
+    /// collection, and hands out its sequences again.
+    @Test func aBatchIntoACollectionDeletedMeanwhileCommitsNothing() throws {
+        let fixture = try DatabaseFixture()
+        let kept = try fixture.collection
+        let doomed = try fixture.database.createCollection(name: "doomed")
+        try kept.save(document: MutableDocument(id: "before"))
+        let last = try #require(try kept.document(id: "before")).sequence
+        let error = #expect(throws: AccordError.self) {
+            try fixture.database.inBatch {
+                try kept.save(document: MutableDocument(id: "k"))
+                try doomed.save(document: MutableDocument(id: "d"))
+                try fixture.database.deleteCollection(name: "doomed")
+            }
+        }
+        #expect(error?.code == .collectionNotFound)
+        #expect(try kept.document(id: "k") == nil)
+        let next = MutableDocument(id: "after")
+        try kept.save(document: next)
+        #expect(next.sequence == last + 1)
+        // Nothing of the failed batch reached the CRDT document either.
+        let database = try fixture.reopened()
+        defer { try? database.close() }
+        #expect(try database.defaultCollection().document(id: "k") == nil)
+        #expect(try database.defaultCollection().count == 2)
+    }
+}

@@ -22,7 +22,12 @@ extension Database {
             throw error
         }
         batch = nil
-        try commitBatch(pending, in: open)
+        do {
+            try commitBatch(pending, in: open)
+        } catch {
+            open.sequence = pending.sequenceBefore
+            throw error
+        }
     }
 
     /// Stages one write into the running batch, or commits it alone. Caller holds the lock.
@@ -72,10 +77,12 @@ extension Database {
             if byCollection[write.key] == nil { order.append(write.key) }
             byCollection[write.key, default: []].append(write)
         }
+        // Every collection first (one deleted during the batch fails the commit here),
+        // so a commit that fails does so before editing anything.
         var contents: [CollectionKey: CollectionContent] = [:]
+        for key in order { contents[key] = try content(key) }
         for key in order {
-            let content = try content(key)
-            contents[key] = content
+            let content = contents[key]!
             let writes = byCollection[key]!
             guard writes.contains(where: { if case .purge = $0.kind { false } else { true } }) else { continue }
             try transact(content) { () throws(AccordError) in
