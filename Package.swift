@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "AccordSync", targets: ["AccordSync"]),
         .library(name: "AccordRecords", targets: ["AccordRecords"]),
         .library(name: "AccordTOML", targets: ["AccordTOML"]),
+        .library(name: "AccordDatabase", targets: ["AccordDatabase"]),
         .library(name: "Accord", targets: ["Accord"]),
         .executable(name: "accord", targets: ["accord"]),
         .executable(name: "accord-bench", targets: ["accord-bench"]),
@@ -77,10 +78,16 @@ let package = Package(
             name: "AccordRecords", dependencies: ["AccordCRDT", "AccordStore", "AccordSync", "AccordTOML"],
             swiftSettings: swiftSettings
         ),
+        // The JSON document API in Couchbase Lite's shape: databases, collections, mutable
+        // documents with typed accessors, batches, listeners; each collection one CRDT document.
+        .target(
+            name: "AccordDatabase", dependencies: ["AccordCRDT", "AccordStore", "AccordRecords"],
+            swiftSettings: swiftSettings
+        ),
         // The module apps import: re-exports the engine, the store and the client, and adds
         // the documents API with its `AccordDocument` handles.
         .target(
-            name: "Accord", dependencies: ["AccordCRDT", "AccordStore", "AccordSync", "AccordRecords"],
+            name: "Accord", dependencies: ["AccordCRDT", "AccordStore", "AccordSync", "AccordRecords", "AccordDatabase"],
             swiftSettings: swiftSettings
         ),
         // Codegen: schema files to typed `Model` structs (Swift source text), and the folder
@@ -111,7 +118,7 @@ let package = Package(
             name: "accord-bench",
             dependencies: [
                 "AccordCRDT", "AccordStore", "AccordNet", "AccordSync", "AccordRecords", "AccordTesting", "AccordTOML",
-                "AccordCodegen",
+                "AccordCodegen", "AccordDatabase",
             ],
             swiftSettings: swiftSettings
         ),
@@ -159,6 +166,11 @@ let package = Package(
         .testTarget(
             name: "AccordCodegenTests",
             dependencies: ["AccordCodegen", "AccordRecords", "AccordCRDT", "AccordStore", "AccordSync", "AccordTesting"],
+            swiftSettings: swiftSettings
+        ),
+        // The JSON document API against real SQLite files in temporary directories.
+        .testTarget(
+            name: "AccordDatabaseTests", dependencies: ["AccordDatabase", "AccordCRDT", "AccordStore", "AccordTesting"],
             swiftSettings: swiftSettings
         ),
         // The facade as an app uses it, against an in-process server.

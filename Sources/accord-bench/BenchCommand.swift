@@ -54,6 +54,8 @@ enum BenchCommand {
 
         \(RecordsBenchmark.usage)
 
+        \(DatabaseBenchmark.usage)
+
         \(IngestBenchmark.usage)
 
           accord-bench toml [--samples N] [--dir DIR] [--python PATH]
@@ -120,6 +122,8 @@ enum BenchCommand {
             return try RecordsBenchmark.parse(rest).run()
         case "ingest":
             return try IngestBenchmark.parse(rest).run()
+        case "database":
+            return try DatabaseBenchmark.parse(rest).run()
         case "toml":
             return try parseTOML(rest).run()
         case "_resident":
