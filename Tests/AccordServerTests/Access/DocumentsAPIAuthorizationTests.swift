@@ -33,7 +33,7 @@ import AccordServer
     }
 
     enum Call: String, CaseIterable, Sendable {
-        case create, getDocument, getPermissions, grant, revoke, setLinkAccess, removeLinkAccess
+        case create, getDocument, getPermissions, grant, revoke, setLinkAccess, removeLinkAccess, getLinkAccess
     }
 
     enum Outcome: Equatable {
@@ -54,14 +54,14 @@ import AccordServer
         func row(_ outcomes: [Outcome]) -> [Call: Outcome] {
             Dictionary(uniqueKeysWithValues: zip(Call.allCases, outcomes))
         }
-        //                        create getDoc  getPerm  grant    revoke   setLink  removeLink
+        //                        create getDoc  getPerm  grant    revoke   setLink  removeLink getLink
         return [
-            .none: row([ok, .noAccess, .noAccess, .noAccess, .noAccess, .noAccess, .noAccess]),
-            .reader: row([ok, ok, .tooLow, .tooLow, .tooLow, .tooLow, .tooLow]),
-            .readWrite: row([ok, ok, .tooLow, .tooLow, .tooLow, changed, ok]),
-            .owner: row([ok, ok, ok, changed, changed, changed, ok]),
-            .linkReader: row([ok, ok, .tooLow, .tooLow, .tooLow, .tooLow, .tooLow]),
-            .linkReadWrite: row([ok, ok, .tooLow, .tooLow, .tooLow, changed, changed]),
+            .none: row([ok, .noAccess, .noAccess, .noAccess, .noAccess, .noAccess, .noAccess, .noAccess]),
+            .reader: row([ok, ok, .tooLow, .tooLow, .tooLow, .tooLow, .tooLow, ok]),
+            .readWrite: row([ok, ok, .tooLow, .tooLow, .tooLow, changed, ok, ok]),
+            .owner: row([ok, ok, ok, changed, changed, changed, ok, ok]),
+            .linkReader: row([ok, ok, .tooLow, .tooLow, .tooLow, .tooLow, .tooLow, ok]),
+            .linkReadWrite: row([ok, ok, .tooLow, .tooLow, .tooLow, changed, changed, ok]),
         ]
     }()
 
@@ -98,6 +98,8 @@ import AccordServer
             return harness.send(.put, base + "/link-access", as: user, body: #"{"role":"\#(floor.rawValue)"}"#)
         case .removeLinkAccess:
             return harness.send(.delete, base + "/link-access", as: user)
+        case .getLinkAccess:
+            return harness.send(.get, base + "/link-access", as: user)
         }
     }
 
@@ -156,11 +158,22 @@ import AccordServer
             #expect(access.members["wes"] == .readWrite)
         case .setLinkAccess:
             #expect(access.linkAccess == newFloor(for: subject))
-            #expect(response.text == #"{"linkAccess":"\#(newFloor(for: subject).rawValue)"}"#)
+            #expect(access.linkAccessChangedBy == subject.user)
+            #expect(response.object["linkAccess"] as? String == newFloor(for: subject).rawValue)
+            #expect(response.object["changedBy"] as? String == subject.user)
+            #expect(response.object["changedAt"] is String)
         case .removeLinkAccess:
             #expect(access.linkAccess == nil)
-            #expect(response.text == #"{"linkAccess":null}"#)
-            if subject.floor == nil { #expect(try harness.storedState() == before) }
+            #expect(response.object["linkAccess"] is NSNull)
+            if subject.floor == nil {
+                #expect(try harness.storedState() == before)
+                #expect(response.object["changedBy"] is NSNull)
+            } else {
+                #expect(response.object["changedBy"] as? String == subject.user)
+            }
+        case .getLinkAccess:
+            #expect(response.object["linkAccess"] as? String == subject.floor?.rawValue)
+            #expect(try harness.storedState() == before)
         }
         #expect(access.owner == "olivia")
     }

@@ -47,7 +47,7 @@ import AccordServer
         ("DELETE", "/v1/documents/a", "GET"),
         ("POST", "/v1/documents/a", "GET"),
         ("POST", "/v1/documents/a/permissions", "GET, PUT, DELETE"),
-        ("GET", "/v1/documents/a/link-access", "PUT, DELETE"),
+        ("POST", "/v1/documents/a/link-access", "GET, PUT, DELETE"),
         ("PATCH", "/v1/documents/a/permissions", "GET, PUT, DELETE"),
     ])
     func otherMethodsAre405WithAllow(_ method: String, _ path: String, _ allow: String) {

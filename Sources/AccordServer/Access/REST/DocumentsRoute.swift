@@ -38,7 +38,8 @@ enum DocumentsRoute: Equatable {
         case (.document(let id), .get): return .success(.document(id))
         case (.permissions(let id), .get), (.permissions(let id), .put), (.permissions(let id), .delete):
             return .success(.permissions(id))
-        case (.linkAccess(let id), .put), (.linkAccess(let id), .delete): return .success(.linkAccess(id))
+        case (.linkAccess(let id), .get), (.linkAccess(let id), .put), (.linkAccess(let id), .delete):
+            return .success(.linkAccess(id))
         default: return .failure(.methodNotAllowed(allowed(on: resource)))
         }
     }
@@ -60,7 +61,7 @@ enum DocumentsRoute: Equatable {
         case .collection: [.post]
         case .document: [.get]
         case .permissions: [.get, .put, .delete]
-        case .linkAccess: [.put, .delete]
+        case .linkAccess: [.get, .put, .delete]
         }
     }
 

@@ -14,7 +14,7 @@ struct DocumentBody: Encodable {
     var permission: Role
 
     // Milliseconds, so two changes within one second still read as ordered.
-    private static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     init(_ metadata: DocumentMetadata, permission: Role) {
         self.id = metadata.id.rawValue
@@ -51,15 +51,30 @@ struct PermissionsBody: Encodable {
     }
 }
 
-/// The link-access endpoints: `{"linkAccess": null|"reader"|"read-write"}`. Not the
-/// whole row: read-write editors may call them, and the member list is the owner's.
+/// The link-access endpoints:
+/// `{"linkAccess": null|"reader"|"read-write", "changedBy": null|user, "changedAt": null|date}`.
+/// Not the whole row: any member may read it and read-write editors may change it, but
+/// the member list is the owner's.
 struct LinkAccessBody: Encodable {
     var linkAccess: Role?
+    var changedBy: String?
+    var changedAt: String?
 
-    private enum CodingKeys: String, CodingKey { case linkAccess }
+    init(_ access: DocumentAccess?) {
+        linkAccess = access?.linkAccess
+        changedBy = access?.linkAccessChangedBy
+        changedAt = access?.linkAccessChangedAt.map {
+            DocumentBody.dateStyle.format(Date(timeIntervalSince1970: Double($0) / 1000))
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey { case linkAccess, changedBy, changedAt }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
+        // null rather than missing keys, so clients see "never set" spelled out.
         try c.encode(linkAccess, forKey: .linkAccess)
+        try c.encode(changedBy, forKey: .changedBy)
+        try c.encode(changedAt, forKey: .changedAt)
     }
 }

@@ -1,0 +1,71 @@
+public import AccordCRDT
+import AccordSync
+
+/// Sharing and the server's directory, over the REST API (`docs/sharing.md`). Every
+/// call needs the server: offline it fails with `NETWORK_ERROR` (retry later), and a
+/// refusal carries the server's code (`DOC_ACCESS_DENIED`, `PERMISSION_DENIED`,
+/// `DOCUMENT_NOT_FOUND`, `INVALID_ARGUMENT`, ...) with its `httpStatus` and `details`.
+extension Documents {
+    /// The document's metadata on the server and the caller's permission (any role).
+    public func get(_ id: DocumentID) async throws(AccordError) -> DocumentInfo {
+        try SharingWire.info(try await client.send(ServerCall(.get, Self.path(id))))
+    }
+
+    /// Owner, members and link access (owner only).
+    public func getPermissions(_ id: DocumentID) async throws(AccordError) -> DocumentPermissions {
+        try SharingWire.permissions(try await client.send(ServerCall(.get, Self.path(id, "permissions"))))
+    }
+
+    /// Grants users a permission (owner only). Idempotent; the latest grant for a user
+    /// wins. A batch is applied in order and stops at the first refusal (the grants
+    /// before it stay). Returns the permissions after the last grant.
+    @discardableResult
+    public func updatePermissions(_ id: DocumentID, _ grant: PermissionGrant) async throws(AccordError)
+        -> DocumentPermissions
+    {
+        let grants = grant.userGrants
+        guard !grants.isEmpty else { return try await getPermissions(id) }
+        var body: [UInt8] = []
+        for (user, permission) in grants {
+            let fields = ["user": user, "role": permission.rawValue]
+            body = try await client.send(ServerCall(.put, Self.path(id, "permissions"), body: SharingWire.body(fields)))
+        }
+        return try SharingWire.permissions(body)
+    }
+
+    /// Removes a member's grant (owner only); removing one that does not exist succeeds.
+    /// Link access still applies to them.
+    @discardableResult
+    public func removePermission(_ id: DocumentID, _ holder: PermissionHolder) async throws(AccordError)
+        -> DocumentPermissions
+    {
+        switch holder {
+        case .userID(let user):
+            let call = ServerCall(.delete, Self.path(id, "permissions"), query: [("user", user)])
+            return try SharingWire.permissions(try await client.send(call))
+        }
+    }
+
+    /// Sets the floor every signed-in user gets (`reader` or `readWrite`; owner or
+    /// read-write editors).
+    @discardableResult
+    public func setLinkAccess(_ id: DocumentID, _ level: DocumentPermission) async throws(AccordError) -> LinkAccess {
+        let body = SharingWire.body(["role": level.rawValue])
+        return try SharingWire.linkAccess(try await client.send(ServerCall(.put, Self.path(id, "link-access"), body: body)))
+    }
+
+    /// The link access level, who last changed it and when (any role).
+    public func getLinkAccess(_ id: DocumentID) async throws(AccordError) -> LinkAccess {
+        try SharingWire.linkAccess(try await client.send(ServerCall(.get, Self.path(id, "link-access"))))
+    }
+
+    /// Removes link access (owner or read-write editors); idempotent.
+    @discardableResult
+    public func clearLinkAccess(_ id: DocumentID) async throws(AccordError) -> LinkAccess {
+        try SharingWire.linkAccess(try await client.send(ServerCall(.delete, Self.path(id, "link-access"))))
+    }
+
+    private static func path(_ id: DocumentID, _ sub: String? = nil) -> [String] {
+        ["v1", "documents", id.rawValue] + (sub.map { [$0] } ?? [])
+    }
+}
