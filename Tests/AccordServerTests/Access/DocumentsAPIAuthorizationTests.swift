@@ -34,6 +34,7 @@ import AccordServer
 
     enum Call: String, CaseIterable, Sendable {
         case create, getDocument, getPermissions, grant, revoke, setLinkAccess, removeLinkAccess, getLinkAccess
+        case updateDocument, deleteDocument
     }
 
     enum Outcome: Equatable {
@@ -54,14 +55,15 @@ import AccordServer
         func row(_ outcomes: [Outcome]) -> [Call: Outcome] {
             Dictionary(uniqueKeysWithValues: zip(Call.allCases, outcomes))
         }
-        //                        create getDoc  getPerm  grant    revoke   setLink  removeLink getLink
+        let none = Outcome.noAccess, low = Outcome.tooLow
+        //               create getDoc getPerm grant   revoke  setLink rmLink getLink update delete
         return [
-            .none: row([ok, .noAccess, .noAccess, .noAccess, .noAccess, .noAccess, .noAccess, .noAccess]),
-            .reader: row([ok, ok, .tooLow, .tooLow, .tooLow, .tooLow, .tooLow, ok]),
-            .readWrite: row([ok, ok, .tooLow, .tooLow, .tooLow, changed, ok, ok]),
-            .owner: row([ok, ok, ok, changed, changed, changed, ok, ok]),
-            .linkReader: row([ok, ok, .tooLow, .tooLow, .tooLow, .tooLow, .tooLow, ok]),
-            .linkReadWrite: row([ok, ok, .tooLow, .tooLow, .tooLow, changed, changed, ok]),
+            .none: row([ok, none, none, none, none, none, none, none, none, none]),
+            .reader: row([ok, ok, low, low, low, low, low, ok, low, low]),
+            .readWrite: row([ok, ok, low, low, low, changed, ok, ok, ok, low]),
+            .owner: row([ok, ok, ok, changed, changed, changed, ok, ok, ok, changed]),
+            .linkReader: row([ok, ok, low, low, low, low, low, ok, low, low]),
+            .linkReadWrite: row([ok, ok, low, low, low, changed, changed, ok, ok, low]),
         ]
     }()
 
@@ -100,6 +102,11 @@ import AccordServer
             return harness.send(.delete, base + "/link-access", as: user)
         case .getLinkAccess:
             return harness.send(.get, base + "/link-access", as: user)
+        case .updateDocument:
+            return harness.send(
+                .patch, base, as: user, body: #"{"title":"Renamed","metadata":{"color":"red"},"thumbnailBlobId":"b1"}"#)
+        case .deleteDocument:
+            return harness.send(.delete, base, as: user)
         }
     }
 
@@ -130,6 +137,12 @@ import AccordServer
         of call: Call, by subject: Subject, response: HTTPResponse, harness: RESTHarness,
         before: [String: [String: [UInt8]]]
     ) throws {
+        if call == .deleteDocument {
+            #expect(try !harness.directory.documents.contains(id))
+            #expect(try harness.directory.access.access(id) == nil)
+            #expect(response.object["deleted"] as? Bool == true)
+            return
+        }
         let access = try #require(try harness.directory.access.access(id))
         switch call {
         case .create:
@@ -174,6 +187,14 @@ import AccordServer
         case .getLinkAccess:
             #expect(response.object["linkAccess"] as? String == subject.floor?.rawValue)
             #expect(try harness.storedState() == before)
+        case .updateDocument:
+            #expect(try harness.documents.metadata(id).title == "Renamed")
+            #expect(try harness.directory.details(id) == DocumentDetails(metadata: #"{"color":"red"}"#, thumbnailBlobID: "b1"))
+            #expect(response.object["title"] as? String == "Renamed")
+            #expect((response.object["metadata"] as? [String: Any])?["color"] as? String == "red")
+            #expect(response.object["owner"] as? String == "olivia")
+        case .deleteDocument:
+            break  // checked above
         }
         #expect(access.owner == "olivia")
     }

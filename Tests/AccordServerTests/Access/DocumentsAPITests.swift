@@ -32,8 +32,9 @@ import AccordServer
         #expect(response.contentType == "application/json")
         #expect(
             response.text
-                == #"{"created":"2023-11-14T22:13:20.250Z","id":"team/notes","permission":"owner","size":0,"#
-                + #""tags":["a","b"],"title":"Notes","updated":"2023-11-14T22:13:20.250Z"}"#)
+                == #"{"created":"2023-11-14T22:13:20.250Z","id":"team/notes","metadata":null,"owner":"olivia","#
+                + #""permission":"owner","size":0,"tags":["a","b"],"thumbnailBlobId":null,"title":"Notes","#
+                + #""updated":"2023-11-14T22:13:20.250Z"}"#)
         #expect(try harness.directory.access.access("team/notes") == DocumentAccess(owner: "olivia"))
         #expect(harness.changes.all.isEmpty)
     }
@@ -114,8 +115,9 @@ import AccordServer
         #expect(asLink.status == 200)
         #expect(
             asLink.text
-                == #"{"created":"2023-11-14T22:13:20.250Z","id":"notes","permission":"reader","size":0,"tags":["x"],"#
-                + #""title":"Notes","updated":"2023-11-14T22:13:20.250Z"}"#)
+                == #"{"created":"2023-11-14T22:13:20.250Z","id":"notes","metadata":null,"owner":"olivia","#
+                + #""permission":"reader","size":0,"tags":["x"],"thumbnailBlobId":null,"title":"Notes","#
+                + #""updated":"2023-11-14T22:13:20.250Z"}"#)
         #expect(harness.send(.get, "/v1/documents/notes", as: "wes").object["permission"] as? String == "read-write")
         #expect(harness.send(.get, "/v1/documents/notes", as: "olivia").object["permission"] as? String == "owner")
     }

@@ -15,6 +15,8 @@ import AccordNet
 enum DocumentsRoute: Equatable {
     case create
     case document(String)
+    case updateDocument(String)
+    case deleteDocument(String)
     case permissions(String)
     case linkAccess(String)
 
@@ -36,6 +38,8 @@ enum DocumentsRoute: Equatable {
         switch (resource, method) {
         case (.collection, .post): return .success(.create)
         case (.document(let id), .get): return .success(.document(id))
+        case (.document(let id), .patch): return .success(.updateDocument(id))
+        case (.document(let id), .delete): return .success(.deleteDocument(id))
         case (.permissions(let id), .get), (.permissions(let id), .put), (.permissions(let id), .delete):
             return .success(.permissions(id))
         case (.linkAccess(let id), .get), (.linkAccess(let id), .put), (.linkAccess(let id), .delete):
@@ -59,7 +63,7 @@ enum DocumentsRoute: Equatable {
     private static func allowed(on resource: Resource) -> [HTTPMethod] {
         switch resource {
         case .collection: [.post]
-        case .document: [.get]
+        case .document: [.get, .patch, .delete]
         case .permissions: [.get, .put, .delete]
         case .linkAccess: [.get, .put, .delete]
         }
