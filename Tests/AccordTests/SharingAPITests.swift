@@ -108,6 +108,54 @@ import AccordTesting
         #expect(try serverStore.metadata(id) == before)
     }
 
+    @Test func updateLeavesSetsAndClearsDirectoryFields() async throws {
+        let olivia = try client("olivia")
+        let wes = try client("wes")
+        let rita = try client("rita")
+        let id = try await sharedDocument(olivia)
+        try await olivia.documents.updatePermissions(
+            id, .batch([.user("wes", permission: .readWrite), .user("rita", permission: .reader)]))
+
+        let set = try await wes.documents.update(
+            id, title: "Plans", tags: ["q3"], thumbnailBlobID: .set("sha256-abc"),
+            metadata: .set(.object(["color": .string("blue"), "pinned": .bool(true)])))
+        #expect(set.title == "Plans" && set.tags == ["q3"] && set.owner == "olivia")
+        #expect(set.thumbnailBlobID == "sha256-abc")
+        #expect(set.metadata == .object(["color": .string("blue"), "pinned": .bool(true)]))
+
+        let renamed = try await olivia.documents.update(id, title: "Plans 2")
+        #expect(renamed.metadata == set.metadata && renamed.thumbnailBlobID == "sha256-abc" && renamed.tags == ["q3"])
+
+        let cleared = try await olivia.documents.update(id, thumbnailBlobID: .clear, metadata: .clear)
+        #expect(cleared.metadata == nil && cleared.thumbnailBlobID == nil && cleared.title == "Plans 2")
+
+        let reader = await #expect(throws: AccordError.self) { try await rita.documents.update(id, title: "mine") }
+        #expect(reader?.code == .permissionDenied)
+        let tooLarge = await #expect(throws: AccordError.self) {
+            try await olivia.documents.update(id, metadata: .set(.string(String(repeating: "x", count: 5000))))
+        }
+        #expect(tooLarge?.code == ErrorCode(rawValue: "METADATA_TOO_LARGE"))
+        #expect(tooLarge?.httpStatus == 400)
+        #expect(try await olivia.documents.get(id) == cleared)
+    }
+
+    @Test func deleteRemovesTheDocumentOnTheServerAndTheLocalCopy() async throws {
+        let olivia = try client("olivia")
+        let rita = try client("rita")
+        let id = try await sharedDocument(olivia)
+        try await olivia.documents.updatePermissions(id, .user("rita", permission: .readWrite))
+
+        let notOwner = await #expect(throws: AccordError.self) { try await rita.documents.delete(id) }
+        #expect(notOwner?.code == .permissionDenied)
+        #expect(try serverStore.contains(id))
+
+        try await olivia.documents.delete(id)
+        #expect(try !serverStore.contains(id))
+        #expect(try !olivia.store.contains(id))
+        let gone = await #expect(throws: AccordError.self) { try await olivia.documents.get(id) }
+        #expect(gone?.code == .documentNotFound)
+    }
+
     @Test func anUnreachableServerIsANetworkErrorNotARefusal() async throws {
         // A port that was free a moment ago: nothing listens there.
         var configuration = AccordServer.Configuration()

@@ -13,6 +13,20 @@ public struct DocumentInfo: Sendable, Hashable {
     public var size: Int
     /// The caller's effective role (their grant, the link floor, or owner).
     public var permission: DocumentPermission
+    /// The owner's user id.
+    public var owner: String
+    /// The app's JSON metadata (at most 4 KB as JSON); nil when unset.
+    public var metadata: AnyValue?
+    /// Stored and returned as given; nil when unset.
+    public var thumbnailBlobID: String?
+}
+
+/// One field of ``Documents/update(_:title:tags:thumbnailBlobID:metadata:)``: leave it,
+/// set it, or clear it.
+public enum FieldChange<Value: Sendable & Hashable>: Sendable, Hashable {
+    case unchanged
+    case set(Value)
+    case clear
 }
 
 /// Who may do what with a document (`documents.getPermissions(id)`, owner only).

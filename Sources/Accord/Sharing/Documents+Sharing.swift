@@ -65,6 +65,43 @@ extension Documents {
         try SharingWire.linkAccess(try await client.send(ServerCall(.delete, Self.path(id, "link-access"))))
     }
 
+    /// Changes the document's directory entry (owner or read-write). A `nil` title or
+    /// tags, and `.unchanged`, leave a field as it is; `.clear` removes it; `metadata`
+    /// replaces the whole value. Returns the entry after the change.
+    ///
+    /// - Throws: `METADATA_TOO_LARGE` over 4 KB of JSON, `INVALID_ARGUMENT`,
+    ///   `PERMISSION_DENIED`, `NETWORK_ERROR`, ...; a refusal changes nothing.
+    @discardableResult
+    public func update(
+        _ id: DocumentID, title: String? = nil, tags: [String]? = nil,
+        thumbnailBlobID: FieldChange<String> = .unchanged, metadata: FieldChange<AnyValue> = .unchanged
+    ) async throws(AccordError) -> DocumentInfo {
+        var fields = OrderedObject()
+        if let title { fields["title"] = .string(title) }
+        if let tags { fields["tags"] = .array(tags.map(AnyValue.string)) }
+        switch thumbnailBlobID {
+        case .unchanged: break
+        case .set(let value): fields["thumbnailBlobId"] = .string(value)
+        case .clear: fields["thumbnailBlobId"] = .null
+        }
+        switch metadata {
+        case .unchanged: break
+        case .set(let value): fields["metadata"] = value
+        case .clear: fields["metadata"] = .null
+        }
+        let call = ServerCall(.patch, Self.path(id), body: SharingWire.body(fields))
+        return try SharingWire.info(try await client.send(call))
+    }
+
+    /// Deletes the document on the server (owner only): its content, grants and
+    /// metadata go, and connections that have it open are closed with
+    /// `DOCUMENT_DELETED`. Then drops this device's copy, if it has one.
+    public func delete(_ id: DocumentID) async throws(AccordError) {
+        _ = try await client.send(ServerCall(.delete, Self.path(id)))
+        await client.close(id)
+        if (try? client.store.contains(id)) == true { try client.store.delete(id) }
+    }
+
     private static func path(_ id: DocumentID, _ sub: String? = nil) -> [String] {
         ["v1", "documents", id.rawValue] + (sub.map { [$0] } ?? [])
     }

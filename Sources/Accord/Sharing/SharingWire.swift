@@ -12,6 +12,8 @@ enum SharingWire {
         var updated: String
         var size: Int
         var permission: DocumentPermission
+        var owner: String
+        var thumbnailBlobId: String?
     }
 
     struct Permissions: Decodable {
@@ -47,9 +49,16 @@ enum SharingWire {
 
     static func info(_ body: [UInt8]) throws(AccordError) -> DocumentInfo {
         let wire = try decode(Document.self, body)
+        // Metadata is any JSON: read it with the engine's own JSON reader.
+        var metadata: AnyValue?
+        if case .object(let fields) = try AnyValue(jsonText: String(decoding: body, as: UTF8.self)),
+            let value = fields.dictionary["metadata"], value != .null {
+            metadata = value
+        }
         return DocumentInfo(
             id: try DocumentID(validating: wire.id), title: wire.title, tags: wire.tags, created: try date(wire.created),
-            updated: try date(wire.updated), size: wire.size, permission: wire.permission)
+            updated: try date(wire.updated), size: wire.size, permission: wire.permission, owner: wire.owner,
+            metadata: metadata, thumbnailBlobID: wire.thumbnailBlobId)
     }
 
     static func permissions(_ body: [UInt8]) throws(AccordError) -> DocumentPermissions {
@@ -62,7 +71,12 @@ enum SharingWire {
         return LinkAccess(level: wire.linkAccess, changedBy: wire.changedBy, changedAt: try wire.changedAt.map(date))
     }
 
-    /// A JSON object of strings (the request bodies are all of this kind).
+    /// A JSON object of any values, as compact JSON.
+    static func body(_ fields: OrderedObject) -> [UInt8] {
+        Array(AnyValue.object(fields).jsonText.utf8)
+    }
+
+    /// A JSON object of strings.
     static func body(_ fields: [String: String]) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -5,7 +5,9 @@ import Foundation
 /// A call to the server's REST API (`docs/server-api.md`): the method, the path under
 /// the server's address, query items and a JSON body.
 package struct ServerCall: Sendable {
-    package enum Method: String, Sendable { case get = "GET", post = "POST", put = "PUT", delete = "DELETE" }
+    package enum Method: String, Sendable {
+        case get = "GET", post = "POST", put = "PUT", patch = "PATCH", delete = "DELETE"
+    }
     package var method: Method
     /// Segments are joined with `/` and percent-encoded (a document id keeps its `/`s).
     package var path: [String]
