@@ -52,8 +52,14 @@ import AccordTesting
         #expect(try await olivia.documents.getPermissions(id) == granted)
         #expect(try await rita.documents.get(id).permission == .reader)
 
+        // Ownership moves; the previous owner stays a read-write member.
+        let transferred = try await olivia.documents.transferOwnership(id, to: "rita")
+        #expect(transferred.owner == "rita" && transferred.members == ["olivia": .readWrite, "wes": .reader])
+        #expect(try await rita.documents.get(id).permission == .owner)
+        try await rita.documents.transferOwnership(id, to: "olivia")
+
         let removed = try await olivia.documents.removePermission(id, .userID("wes"))
-        #expect(removed.members == ["rita": .reader])
+        #expect(removed.members == ["rita": .readWrite])
         // Removing a grant that does not exist succeeds and changes nothing.
         #expect(try await olivia.documents.removePermission(id, .userID("wes")) == removed)
     }

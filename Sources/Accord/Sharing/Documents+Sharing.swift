@@ -93,6 +93,16 @@ extension Documents {
         return try SharingWire.info(try await client.send(call))
     }
 
+    /// Makes `newOwner` the owner (owner only). The previous owner stays a read-write
+    /// member; the new owner's own grant goes. Returns the permissions after the change.
+    @discardableResult
+    public func transferOwnership(_ id: DocumentID, to newOwner: String) async throws(AccordError)
+        -> DocumentPermissions
+    {
+        let call = ServerCall(.put, Self.path(id, "owner"), body: SharingWire.body(["user": newOwner]))
+        return try SharingWire.permissions(try await client.send(call))
+    }
+
     /// Deletes the document on the server (owner only): its content, grants and
     /// metadata go, and connections that have it open are closed with
     /// `DOCUMENT_DELETED`. Then drops this device's copy, if it has one.

@@ -34,7 +34,7 @@ import AccordServer
 
     enum Call: String, CaseIterable, Sendable {
         case create, getDocument, getPermissions, grant, revoke, setLinkAccess, removeLinkAccess, getLinkAccess
-        case updateDocument, deleteDocument
+        case updateDocument, deleteDocument, transferOwner
     }
 
     enum Outcome: Equatable {
@@ -56,14 +56,14 @@ import AccordServer
             Dictionary(uniqueKeysWithValues: zip(Call.allCases, outcomes))
         }
         let none = Outcome.noAccess, low = Outcome.tooLow
-        //               create getDoc getPerm grant   revoke  setLink rmLink getLink update delete
+        //               create getDoc getPerm grant   revoke  setLink rmLink getLink update delete  owner
         return [
-            .none: row([ok, none, none, none, none, none, none, none, none, none]),
-            .reader: row([ok, ok, low, low, low, low, low, ok, low, low]),
-            .readWrite: row([ok, ok, low, low, low, changed, ok, ok, ok, low]),
-            .owner: row([ok, ok, ok, changed, changed, changed, ok, ok, ok, changed]),
-            .linkReader: row([ok, ok, low, low, low, low, low, ok, low, low]),
-            .linkReadWrite: row([ok, ok, low, low, low, changed, changed, ok, ok, low]),
+            .none: row([ok, none, none, none, none, none, none, none, none, none, none]),
+            .reader: row([ok, ok, low, low, low, low, low, ok, low, low, low]),
+            .readWrite: row([ok, ok, low, low, low, changed, ok, ok, ok, low, low]),
+            .owner: row([ok, ok, ok, changed, changed, changed, ok, ok, ok, changed, changed]),
+            .linkReader: row([ok, ok, low, low, low, low, low, ok, low, low, low]),
+            .linkReadWrite: row([ok, ok, low, low, low, changed, changed, ok, ok, low, low]),
         ]
     }()
 
@@ -107,6 +107,8 @@ import AccordServer
                 .patch, base, as: user, body: #"{"title":"Renamed","metadata":{"color":"red"},"thumbnailBlobId":"b1"}"#)
         case .deleteDocument:
             return harness.send(.delete, base, as: user)
+        case .transferOwner:
+            return harness.send(.put, base + "/owner", as: user, body: #"{"user":"wes"}"#)
         }
     }
 
@@ -195,6 +197,11 @@ import AccordServer
             #expect(response.object["owner"] as? String == "olivia")
         case .deleteDocument:
             break  // checked above
+        case .transferOwner:
+            #expect(access.owner == "wes")
+            #expect(access.members == ["olivia": .readWrite, "rita": .reader])
+            #expect(response.object["owner"] as? String == "wes")
+            return
         }
         #expect(access.owner == "olivia")
     }

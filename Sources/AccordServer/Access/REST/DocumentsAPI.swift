@@ -12,7 +12,9 @@ import AccordStore
 /// | `PATCH /v1/documents/{id}` | owner or read-write |
 /// | `DELETE /v1/documents/{id}` | owner |
 /// | `GET`, `PUT`, `DELETE /v1/documents/{id}/permissions` | owner |
+/// | `GET /v1/documents/{id}/link-access` | any role |
 /// | `PUT`, `DELETE /v1/documents/{id}/link-access` | owner or read-write |
+/// | `PUT /v1/documents/{id}/owner` | owner |
 ///
 /// A request is checked in this order, and the first failure answers: the route (404,
 /// 405), `authenticate` (401), the id and the body (400), the document's existence
@@ -74,6 +76,7 @@ public struct DocumentsAPI: Sendable {
             case .deleteDocument(let id): return try deleteDocument(try documentID(id), user: user)
             case .permissions(let id): return try permissions(request, try documentID(id), user: user)
             case .linkAccess(let id): return try linkAccess(request, try documentID(id), user: user)
+            case .owner(let id): return try transferOwnership(request, try documentID(id), user: user)
             }
         } catch {
             return RESTError.response(error)

@@ -19,6 +19,7 @@ enum DocumentsRoute: Equatable {
     case deleteDocument(String)
     case permissions(String)
     case linkAccess(String)
+    case owner(String)
 
     /// What a path names, regardless of method; nil when it is not ours.
     enum Resource: Equatable {
@@ -26,6 +27,7 @@ enum DocumentsRoute: Equatable {
         case document(String)
         case permissions(String)
         case linkAccess(String)
+        case owner(String)
     }
 
     static let collectionPath = "/v1/documents"
@@ -44,6 +46,7 @@ enum DocumentsRoute: Equatable {
             return .success(.permissions(id))
         case (.linkAccess(let id), .get), (.linkAccess(let id), .put), (.linkAccess(let id), .delete):
             return .success(.linkAccess(id))
+        case (.owner(let id), .put): return .success(.owner(id))
         default: return .failure(.methodNotAllowed(allowed(on: resource)))
         }
     }
@@ -57,6 +60,7 @@ enum DocumentsRoute: Equatable {
         let rest = bytes.dropFirst(documentPrefix.utf8.count)
         if let id = rest.droppingSuffix("/permissions") { return .permissions(id) }
         if let id = rest.droppingSuffix("/link-access") { return .linkAccess(id) }
+        if let id = rest.droppingSuffix("/owner") { return .owner(id) }
         return .document(String(decoding: rest, as: UTF8.self))
     }
 
@@ -66,6 +70,7 @@ enum DocumentsRoute: Equatable {
         case .document: [.get, .patch, .delete]
         case .permissions: [.get, .put, .delete]
         case .linkAccess: [.get, .put, .delete]
+        case .owner: [.put]
         }
     }
 
