@@ -12,10 +12,22 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
         public static let listenFailed = Code(rawValue: "NET_LISTEN_FAILED")
         /// The URL is not a `ws://host:port/path` URL this client can open.
         public static let invalidURL = Code(rawValue: "NET_INVALID_URL")
-        /// The connection could not be established, or the upgrade was refused.
+        /// The connection could not be established, or the upgrade was refused (for an
+        /// HTTP request: it never reached the server).
         public static let connectFailed = Code(rawValue: "NET_CONNECT_FAILED")
+        /// An HTTP request's connection broke after it was made, before the response
+        /// was complete (the server may have seen the request).
+        public static let requestFailed = Code(rawValue: "NET_REQUEST_FAILED")
+        /// An HTTP request got no complete response within its timeout.
+        public static let timedOut = Code(rawValue: "NET_TIMEOUT")
+        /// An HTTP request was cancelled (its task, or the client stopping).
+        public static let cancelled = Code(rawValue: "NET_CANCELLED")
+        /// An HTTP response body larger than the client accepts.
+        public static let responseTooLarge = Code(rawValue: "NET_RESPONSE_TOO_LARGE")
         /// Every code, for the golden test.
-        public static let all: [Code] = [.listenFailed, .invalidURL, .connectFailed]
+        public static let all: [Code] = [
+            .listenFailed, .invalidURL, .connectFailed, .requestFailed, .timedOut, .cancelled, .responseTooLarge,
+        ]
     }
 
     public var code: Code

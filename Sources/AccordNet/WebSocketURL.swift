@@ -1,4 +1,5 @@
-/// The parts of a `ws://host[:port][/path][?query]` URL the client connects with.
+/// The parts of a `ws://host[:port][/path][?query]` URL the client connects with (and
+/// of the `http://` URLs of ``HTTPClient``, which have the same shape).
 struct WebSocketURL: Equatable {
     var host: String
     var port: Int
@@ -11,13 +12,13 @@ struct WebSocketURL: Equatable {
         self.pathAndQuery = pathAndQuery
     }
 
-    /// Throws `invalidURL` for anything but `ws://` with a host (`wss://` is not
-    /// supported yet).
-    init(_ text: String) throws(NetError) {
-        guard text.lowercased().hasPrefix("ws://") else {
-            throw NetError(.invalidURL, "only ws:// URLs are supported: \(text)")
+    /// Throws `invalidURL` for anything but `scheme` (`ws://`, or `http://` for the
+    /// HTTP client) with a host (`wss://` and `https://` are not supported yet).
+    init(_ text: String, scheme: String = "ws://") throws(NetError) {
+        guard text.lowercased().hasPrefix(scheme) else {
+            throw NetError(.invalidURL, "only \(scheme) URLs are supported: \(text)")
         }
-        let rest = text.dropFirst(5)
+        let rest = text.dropFirst(scheme.count)
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         var path = String(rest[authorityEnd...])

@@ -42,10 +42,17 @@ extension ErrorCode {
     /// messages as the server allows; this message was discarded.
     public static let quotaExceeded = ErrorCode(rawValue: "QUOTA_EXCEEDED")
 
+    /// A document's `metadata` is larger than the directory keeps (4 KB as compact JSON,
+    /// REST 400); nothing was changed.
+    public static let metadataTooLarge = ErrorCode(rawValue: "METADATA_TOO_LARGE")
+    /// The document was deleted while the connection had it open: the server left it
+    /// for the client (drop the local copy).
+    public static let documentDeleted = ErrorCode(rawValue: "DOCUMENT_DELETED")
+
     /// Every code defined by AccordServer, for golden tests and documentation.
     public static let allServerCodes: [ErrorCode] = [
         .unauthenticated, .permissionDenied, .docAccessDenied, .documentUnavailable, .messageTooLarge,
         .documentTooLarge, .rateLimited, .awarenessClientTaken, .slowConsumer, .tooManyConnections, .tooManyRooms,
-        .tooManyDocuments, .quotaExceeded,
+        .tooManyDocuments, .quotaExceeded, .metadataTooLarge, .documentDeleted,
     ]
 }

@@ -19,8 +19,19 @@ extension ErrorCode {
     /// What was waited for did not happen in time (``AccordClient/nextEvent(_:timeout:where:)``).
     public static let unavailable = ErrorCode(rawValue: "UNAVAILABLE")
 
+    /// A call to the server's REST API never got an answer: the server was unreachable
+    /// (offline, refused, unknown host) or the connection broke. Retry later; compare a
+    /// server's refusal, which carries the server's own code and ``AccordError/httpStatus``.
+    /// `details["netCode"]` names the transport's reason (`NET_CONNECT_FAILED`, ...).
+    public static let networkError = ErrorCode(rawValue: "NETWORK_ERROR")
+
+    /// The server answered a REST call with something that is not the API's JSON (a
+    /// proxy's error page, a body of the wrong shape). `httpStatus` is set.
+    public static let unexpectedResponse = ErrorCode(rawValue: "UNEXPECTED_RESPONSE")
+
     /// Every code defined by AccordSync, for golden tests and documentation.
     public static let allSyncCodes: [ErrorCode] = [
         .networkTimeout, .documentNotOpen, .documentUnavailableOffline, .localOnlyUnsupportedOption, .unavailable,
+        .networkError, .unexpectedResponse,
     ]
 }

@@ -79,7 +79,11 @@ struct ServerLifecycleTests {
     }
 
     @Test func errorCodesAreStable() {
-        #expect(NetError.Code.all.map(\.rawValue) == ["NET_LISTEN_FAILED", "NET_INVALID_URL", "NET_CONNECT_FAILED"])
+        #expect(
+            NetError.Code.all.map(\.rawValue) == [
+                "NET_LISTEN_FAILED", "NET_INVALID_URL", "NET_CONNECT_FAILED", "NET_REQUEST_FAILED", "NET_TIMEOUT",
+                "NET_CANCELLED", "NET_RESPONSE_TOO_LARGE",
+            ])
     }
 
     @Test func parsesWebSocketURLs() throws {

@@ -6,11 +6,15 @@ public struct AccordError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: ErrorCode
     public var message: String
     public var details: [String: String]
+    /// The HTTP status when the error is a server's answer to a REST call (403, 404,
+    /// ...); nil for every error raised on this device.
+    public var httpStatus: Int?
 
-    public init(_ code: ErrorCode, _ message: String, details: [String: String] = [:]) {
+    public init(_ code: ErrorCode, _ message: String, details: [String: String] = [:], httpStatus: Int? = nil) {
         self.code = code
         self.message = message
         self.details = details
+        self.httpStatus = httpStatus
     }
 
     /// `CODE: message`, the form the command line prints after `error: `.

@@ -20,6 +20,10 @@ public struct DocumentAccess: Sendable, Hashable, Codable {
     public var members: [String: Role]
     /// The role every signed-in user has at least: nil, ``Role/reader`` or ``Role/readWrite``.
     public var linkAccess: Role?
+    /// Who last set or removed ``linkAccess`` and when (milliseconds since 1970, UTC);
+    /// nil while it was never changed. Answered by `GET …/link-access`.
+    public var linkAccessChangedBy: String?
+    public var linkAccessChangedAt: Int64?
 
     public init(owner: String) {
         self.owner = owner

@@ -14,7 +14,7 @@ public struct DocumentDirectory: Sendable {
     /// Ids ending in these are not created: the REST API reads a path that ends so as a
     /// sub-resource (`/v1/documents/{id}/permissions`), so such a document could never be
     /// addressed (paths arrive URL-decoded, so `%2F` cannot tell the cases apart).
-    static let reservedSuffixes = ["/permissions", "/link-access"]
+    static let reservedSuffixes = ["/permissions", "/link-access", "/owner"]
 
     public init(documents: DocumentStore, access: AccessStore, creationQuota: CreationQuota? = nil) {
         self.documents = documents
@@ -30,8 +30,8 @@ public struct DocumentDirectory: Sendable {
     /// creating the document fails, the row is removed again.
     ///
     /// - Throws: `DOCUMENT_EXISTS` if the id is taken (nothing changes);
-    ///   `INVALID_ARGUMENT` for an invalid owner id or an id ending in `/permissions` or
-    ///   `/link-access`; `TOO_MANY_DOCUMENTS` past the owner's ``creationQuota``;
+    ///   `INVALID_ARGUMENT` for an invalid owner id or an id ending in `/permissions`,
+    ///   `/link-access` or `/owner`; `TOO_MANY_DOCUMENTS` past the owner's ``creationQuota``;
     ///   storage errors. Only a document actually created counts against the quota.
     @discardableResult
     public func create(

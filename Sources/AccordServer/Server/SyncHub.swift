@@ -140,10 +140,12 @@ final class SyncHub: @unchecked Sendable {
                 if let role {
                     room.setCanWrite(connectionID, role.canWrite)
                 } else {
-                    withSession(connectionID) { session in
-                        session.accessRevoked(id, AccordError(
-                            .docAccessDenied, "access to document \(id) was revoked", details: ["document": id.rawValue]))
-                    }
+                    let deleted = (try? directory.documents.contains(id)) == false
+                    let error = deleted
+                        ? AccordError(.documentDeleted, "document \(id) was deleted", details: ["document": id.rawValue])
+                        : AccordError(
+                            .docAccessDenied, "access to document \(id) was revoked", details: ["document": id.rawValue])
+                    withSession(connectionID) { session in session.accessRevoked(id, error) }
                 }
             }
         }

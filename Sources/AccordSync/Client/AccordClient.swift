@@ -77,6 +77,8 @@ public actor AccordClient {
     var broadcastSubscribers = SubscriberList<BroadcastMessage, String?>()
     /// Layers that follow the open documents (``addDocumentObserver(_:)``).
     var documentObservers: [any DocumentObserver] = []
+    /// The REST API's transport, made on first use (`AccordClient+REST.swift`).
+    var httpClient: HTTPClient?
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 

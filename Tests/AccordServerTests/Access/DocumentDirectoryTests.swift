@@ -56,7 +56,7 @@ import AccordServer
         #expect(try directory.access.role(of: "eve", on: "notes") == nil)
     }
 
-    @Test(arguments: ["a/permissions", "a/link-access", "a.b/permissions", "x/y/link-access"])
+    @Test(arguments: ["a/permissions", "a/link-access", "a.b/permissions", "x/y/link-access", "a/owner"])
     func idsTheRESTAPICannotAddressAreRefused(_ raw: String) throws {
         let directory = directory
         let id = try DocumentID(validating: raw)

@@ -33,7 +33,8 @@ import AccordServer
     }
 
     enum Call: String, CaseIterable, Sendable {
-        case create, getDocument, getPermissions, grant, revoke, setLinkAccess, removeLinkAccess
+        case create, getDocument, getPermissions, grant, revoke, setLinkAccess, removeLinkAccess, getLinkAccess
+        case updateDocument, deleteDocument, transferOwner
     }
 
     enum Outcome: Equatable {
@@ -54,14 +55,15 @@ import AccordServer
         func row(_ outcomes: [Outcome]) -> [Call: Outcome] {
             Dictionary(uniqueKeysWithValues: zip(Call.allCases, outcomes))
         }
-        //                        create getDoc  getPerm  grant    revoke   setLink  removeLink
+        let none = Outcome.noAccess, low = Outcome.tooLow
+        //               create getDoc getPerm grant   revoke  setLink rmLink getLink update delete  owner
         return [
-            .none: row([ok, .noAccess, .noAccess, .noAccess, .noAccess, .noAccess, .noAccess]),
-            .reader: row([ok, ok, .tooLow, .tooLow, .tooLow, .tooLow, .tooLow]),
-            .readWrite: row([ok, ok, .tooLow, .tooLow, .tooLow, changed, ok]),
-            .owner: row([ok, ok, ok, changed, changed, changed, ok]),
-            .linkReader: row([ok, ok, .tooLow, .tooLow, .tooLow, .tooLow, .tooLow]),
-            .linkReadWrite: row([ok, ok, .tooLow, .tooLow, .tooLow, changed, changed]),
+            .none: row([ok, none, none, none, none, none, none, none, none, none, none]),
+            .reader: row([ok, ok, low, low, low, low, low, ok, low, low, low]),
+            .readWrite: row([ok, ok, low, low, low, changed, ok, ok, ok, low, low]),
+            .owner: row([ok, ok, ok, changed, changed, changed, ok, ok, ok, changed, changed]),
+            .linkReader: row([ok, ok, low, low, low, low, low, ok, low, low, low]),
+            .linkReadWrite: row([ok, ok, low, low, low, changed, changed, ok, ok, low, low]),
         ]
     }()
 
@@ -98,6 +100,15 @@ import AccordServer
             return harness.send(.put, base + "/link-access", as: user, body: #"{"role":"\#(floor.rawValue)"}"#)
         case .removeLinkAccess:
             return harness.send(.delete, base + "/link-access", as: user)
+        case .getLinkAccess:
+            return harness.send(.get, base + "/link-access", as: user)
+        case .updateDocument:
+            return harness.send(
+                .patch, base, as: user, body: #"{"title":"Renamed","metadata":{"color":"red"},"thumbnailBlobId":"b1"}"#)
+        case .deleteDocument:
+            return harness.send(.delete, base, as: user)
+        case .transferOwner:
+            return harness.send(.put, base + "/owner", as: user, body: #"{"user":"wes"}"#)
         }
     }
 
@@ -128,6 +139,12 @@ import AccordServer
         of call: Call, by subject: Subject, response: HTTPResponse, harness: RESTHarness,
         before: [String: [String: [UInt8]]]
     ) throws {
+        if call == .deleteDocument {
+            #expect(try !harness.directory.documents.contains(id))
+            #expect(try harness.directory.access.access(id) == nil)
+            #expect(response.object["deleted"] as? Bool == true)
+            return
+        }
         let access = try #require(try harness.directory.access.access(id))
         switch call {
         case .create:
@@ -156,11 +173,35 @@ import AccordServer
             #expect(access.members["wes"] == .readWrite)
         case .setLinkAccess:
             #expect(access.linkAccess == newFloor(for: subject))
-            #expect(response.text == #"{"linkAccess":"\#(newFloor(for: subject).rawValue)"}"#)
+            #expect(access.linkAccessChangedBy == subject.user)
+            #expect(response.object["linkAccess"] as? String == newFloor(for: subject).rawValue)
+            #expect(response.object["changedBy"] as? String == subject.user)
+            #expect(response.object["changedAt"] is String)
         case .removeLinkAccess:
             #expect(access.linkAccess == nil)
-            #expect(response.text == #"{"linkAccess":null}"#)
-            if subject.floor == nil { #expect(try harness.storedState() == before) }
+            #expect(response.object["linkAccess"] is NSNull)
+            if subject.floor == nil {
+                #expect(try harness.storedState() == before)
+                #expect(response.object["changedBy"] is NSNull)
+            } else {
+                #expect(response.object["changedBy"] as? String == subject.user)
+            }
+        case .getLinkAccess:
+            #expect(response.object["linkAccess"] as? String == subject.floor?.rawValue)
+            #expect(try harness.storedState() == before)
+        case .updateDocument:
+            #expect(try harness.documents.metadata(id).title == "Renamed")
+            #expect(try harness.directory.details(id) == DocumentDetails(metadata: #"{"color":"red"}"#, thumbnailBlobID: "b1"))
+            #expect(response.object["title"] as? String == "Renamed")
+            #expect((response.object["metadata"] as? [String: Any])?["color"] as? String == "red")
+            #expect(response.object["owner"] as? String == "olivia")
+        case .deleteDocument:
+            break  // checked above
+        case .transferOwner:
+            #expect(access.owner == "wes")
+            #expect(access.members == ["olivia": .readWrite, "rita": .reader])
+            #expect(response.object["owner"] as? String == "wes")
+            return
         }
         #expect(access.owner == "olivia")
     }

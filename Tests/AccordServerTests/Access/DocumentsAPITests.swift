@@ -32,8 +32,9 @@ import AccordServer
         #expect(response.contentType == "application/json")
         #expect(
             response.text
-                == #"{"created":"2023-11-14T22:13:20.250Z","id":"team/notes","permission":"owner","size":0,"#
-                + #""tags":["a","b"],"title":"Notes","updated":"2023-11-14T22:13:20.250Z"}"#)
+                == #"{"created":"2023-11-14T22:13:20.250Z","id":"team/notes","metadata":null,"owner":"olivia","#
+                + #""permission":"owner","size":0,"tags":["a","b"],"thumbnailBlobId":null,"title":"Notes","#
+                + #""updated":"2023-11-14T22:13:20.250Z"}"#)
         #expect(try harness.directory.access.access("team/notes") == DocumentAccess(owner: "olivia"))
         #expect(harness.changes.all.isEmpty)
     }
@@ -114,8 +115,9 @@ import AccordServer
         #expect(asLink.status == 200)
         #expect(
             asLink.text
-                == #"{"created":"2023-11-14T22:13:20.250Z","id":"notes","permission":"reader","size":0,"tags":["x"],"#
-                + #""title":"Notes","updated":"2023-11-14T22:13:20.250Z"}"#)
+                == #"{"created":"2023-11-14T22:13:20.250Z","id":"notes","metadata":null,"owner":"olivia","#
+                + #""permission":"reader","size":0,"tags":["x"],"thumbnailBlobId":null,"title":"Notes","#
+                + #""updated":"2023-11-14T22:13:20.250Z"}"#)
         #expect(harness.send(.get, "/v1/documents/notes", as: "wes").object["permission"] as? String == "read-write")
         #expect(harness.send(.get, "/v1/documents/notes", as: "olivia").object["permission"] as? String == "owner")
     }
@@ -247,9 +249,19 @@ import AccordServer
         try harness.directory.create("notes", owner: "olivia")
         let path = "/v1/documents/notes/link-access"
         #expect(harness.send(.get, "/v1/documents/notes", as: "lena").errorCode == "DOC_ACCESS_DENIED")
-        #expect(harness.send(.put, path, as: "olivia", body: #"{"role":"reader"}"#).text == #"{"linkAccess":"reader"}"#)
+        #expect(harness.send(.get, path, as: "olivia").text == #"{"changedAt":null,"changedBy":null,"linkAccess":null}"#)
+        let set = harness.send(.put, path, as: "olivia", body: #"{"role":"reader"}"#)
+        #expect(set.object["linkAccess"] as? String == "reader")
+        #expect(set.object["changedBy"] as? String == "olivia")
+        let changedAt = try #require(set.object["changedAt"] as? String)
+        #expect(try Date(changedAt, strategy: .iso8601).timeIntervalSinceNow.magnitude < 60)
+        #expect(harness.send(.get, path, as: "lena").text == set.text)
         #expect(harness.send(.get, "/v1/documents/notes", as: "lena").object["permission"] as? String == "reader")
-        #expect(harness.send(.delete, path, as: "olivia").text == #"{"linkAccess":null}"#)
+        // Setting the level it already has keeps who set it and when.
+        #expect(harness.send(.put, path, as: "olivia", body: #"{"role":"reader"}"#).text == set.text)
+        let removed = harness.send(.delete, path, as: "olivia")
+        #expect(removed.object["linkAccess"] is NSNull)
+        #expect(removed.object["changedBy"] as? String == "olivia")
         #expect(harness.send(.get, "/v1/documents/notes", as: "lena").errorCode == "DOC_ACCESS_DENIED")
         #expect(harness.changes.all == ["notes", "notes"])
         // Removing a floor that is not set, or setting the one that is, changes nothing.

@@ -43,11 +43,10 @@ import AccordServer
 
     @Test(arguments: [
         ("GET", "/v1/documents", "POST"),
-        ("PUT", "/v1/documents/a", "GET"),
-        ("DELETE", "/v1/documents/a", "GET"),
-        ("POST", "/v1/documents/a", "GET"),
+        ("PUT", "/v1/documents/a", "GET, PATCH, DELETE"),
+        ("POST", "/v1/documents/a", "GET, PATCH, DELETE"),
         ("POST", "/v1/documents/a/permissions", "GET, PUT, DELETE"),
-        ("GET", "/v1/documents/a/link-access", "PUT, DELETE"),
+        ("POST", "/v1/documents/a/link-access", "GET, PUT, DELETE"),
         ("PATCH", "/v1/documents/a/permissions", "GET, PUT, DELETE"),
     ])
     func otherMethodsAre405WithAllow(_ method: String, _ path: String, _ allow: String) {

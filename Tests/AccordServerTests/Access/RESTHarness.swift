@@ -48,7 +48,7 @@ final class RESTHarness: Sendable {
     func storedState() throws -> [String: [String: [UInt8]]] {
         try documents.storage.withAdapter { adapter in
             var state: [String: [String: [UInt8]]] = [:]
-            for category in ["server.access", "doc.meta", "doc.snapshot"].map(StorageCategory.init(rawValue:)) {
+            for category in ["server.access", "server.details", "doc.meta", "doc.snapshot", "doc.log"].map(StorageCategory.init(rawValue:)) {
                 for key in try adapter.keys(in: category) {
                     state[category.rawValue, default: [:]][key] = try adapter.read(category, key: key)
                 }

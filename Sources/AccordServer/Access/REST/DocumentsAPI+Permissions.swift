@@ -57,7 +57,7 @@ extension DocumentsAPI {
         let role = try body.role("role")
         guard role != .owner else {
             throw AccordError(
-                .invalidArgument, "the role owner cannot be granted; ownership is not transferable",
+                .invalidArgument, "the role owner cannot be granted; transfer ownership with PUT …/owner",
                 details: ["field": "role"])
         }
         return .grant(member, role)
@@ -81,7 +81,7 @@ extension DocumentsAPI {
         return member
     }
 
-    private static func validateUser(_ user: String) throws(AccordError) {
+    static func validateUser(_ user: String) throws(AccordError) {
         do {
             try UserIDRule.validate(user)
         } catch {

@@ -9,8 +9,12 @@ import AccordStore
 /// |---|---|
 /// | `POST /v1/documents` | any signed-in user; becomes the owner |
 /// | `GET /v1/documents/{id}` | any role |
+/// | `PATCH /v1/documents/{id}` | owner or read-write |
+/// | `DELETE /v1/documents/{id}` | owner |
 /// | `GET`, `PUT`, `DELETE /v1/documents/{id}/permissions` | owner |
+/// | `GET /v1/documents/{id}/link-access` | any role |
 /// | `PUT`, `DELETE /v1/documents/{id}/link-access` | owner or read-write |
+/// | `PUT /v1/documents/{id}/owner` | owner |
 ///
 /// A request is checked in this order, and the first failure answers: the route (404,
 /// 405), `authenticate` (401), the id and the body (400), the document's existence
@@ -50,7 +54,7 @@ public struct DocumentsAPI: Sendable {
     public func register(in routes: inout HTTPRoutes) {
         let handler: HTTPRoutes.Handler = { request in respond(to: request) }
         routes.add(.post, DocumentsRoute.collectionPath, handler)
-        for method in [HTTPMethod.get, .put, .delete, .post] {
+        for method in [HTTPMethod.get, .put, .delete, .post, .patch] {
             routes.add(method, prefix: DocumentsRoute.collectionPath, handler)
         }
     }
@@ -68,8 +72,11 @@ public struct DocumentsAPI: Sendable {
             switch route {
             case .create: return try create(request, user: user)
             case .document(let id): return try document(try documentID(id), user: user)
+            case .updateDocument(let id): return try updateDocument(request, try documentID(id), user: user)
+            case .deleteDocument(let id): return try deleteDocument(try documentID(id), user: user)
             case .permissions(let id): return try permissions(request, try documentID(id), user: user)
             case .linkAccess(let id): return try linkAccess(request, try documentID(id), user: user)
+            case .owner(let id): return try transferOwnership(request, try documentID(id), user: user)
             }
         } catch {
             return RESTError.response(error)

@@ -15,8 +15,11 @@ import AccordNet
 enum DocumentsRoute: Equatable {
     case create
     case document(String)
+    case updateDocument(String)
+    case deleteDocument(String)
     case permissions(String)
     case linkAccess(String)
+    case owner(String)
 
     /// What a path names, regardless of method; nil when it is not ours.
     enum Resource: Equatable {
@@ -24,6 +27,7 @@ enum DocumentsRoute: Equatable {
         case document(String)
         case permissions(String)
         case linkAccess(String)
+        case owner(String)
     }
 
     static let collectionPath = "/v1/documents"
@@ -36,9 +40,13 @@ enum DocumentsRoute: Equatable {
         switch (resource, method) {
         case (.collection, .post): return .success(.create)
         case (.document(let id), .get): return .success(.document(id))
+        case (.document(let id), .patch): return .success(.updateDocument(id))
+        case (.document(let id), .delete): return .success(.deleteDocument(id))
         case (.permissions(let id), .get), (.permissions(let id), .put), (.permissions(let id), .delete):
             return .success(.permissions(id))
-        case (.linkAccess(let id), .put), (.linkAccess(let id), .delete): return .success(.linkAccess(id))
+        case (.linkAccess(let id), .get), (.linkAccess(let id), .put), (.linkAccess(let id), .delete):
+            return .success(.linkAccess(id))
+        case (.owner(let id), .put): return .success(.owner(id))
         default: return .failure(.methodNotAllowed(allowed(on: resource)))
         }
     }
@@ -52,15 +60,17 @@ enum DocumentsRoute: Equatable {
         let rest = bytes.dropFirst(documentPrefix.utf8.count)
         if let id = rest.droppingSuffix("/permissions") { return .permissions(id) }
         if let id = rest.droppingSuffix("/link-access") { return .linkAccess(id) }
+        if let id = rest.droppingSuffix("/owner") { return .owner(id) }
         return .document(String(decoding: rest, as: UTF8.self))
     }
 
     private static func allowed(on resource: Resource) -> [HTTPMethod] {
         switch resource {
         case .collection: [.post]
-        case .document: [.get]
+        case .document: [.get, .patch, .delete]
         case .permissions: [.get, .put, .delete]
-        case .linkAccess: [.put, .delete]
+        case .linkAccess: [.get, .put, .delete]
+        case .owner: [.put]
         }
     }
 

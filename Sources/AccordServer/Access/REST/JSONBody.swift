@@ -12,6 +12,15 @@ struct JSONBody {
 
     // Any: JSONSerialization's values, read only through the typed accessors below.
     private let object: [String: Any]
+    /// The same body as the project's own JSON value, for fields that hold any JSON.
+    private let value: AnyValue
+
+    /// A field that may be absent (leave unchanged), `null` (clear) or a value (set).
+    enum Field<Value> {
+        case absent
+        case null
+        case value(Value)
+    }
 
     init(_ bytes: [UInt8], allowedKeys: Set<String>) throws(AccordError) {
         guard bytes.count <= Self.maxBytes else {
@@ -25,7 +34,7 @@ struct JSONBody {
         } catch {
             throw AccordError(.malformedJSON, "the request body is not valid JSON")
         }
-        try Self.checkNoDuplicateKeys(bytes)
+        value = try Self.checkNoDuplicateKeys(bytes)
         guard let object = parsed as? [String: Any] else {
             throw AccordError(.invalidArgument, "the request body must be a JSON object")
         }
@@ -43,9 +52,10 @@ struct JSONBody {
     /// readers. The project's own parser, told to refuse repeats, reads it again (bodies
     /// are at most 64 KiB); if it cannot read what JSONSerialization did (nesting over
     /// 64 levels, which no valid body has), the body is refused as `MALFORMED_JSON`.
-    static func checkNoDuplicateKeys(_ bytes: [UInt8]) throws(AccordError) {
+    @discardableResult
+    static func checkNoDuplicateKeys(_ bytes: [UInt8]) throws(AccordError) -> AnyValue {
         do {
-            _ = try AnyValue(jsonRefusingDuplicateKeys: bytes)
+            return try AnyValue(jsonRefusingDuplicateKeys: bytes)
         } catch {
             if error.code == .invalidArgument { throw error }
             throw AccordError(.malformedJSON, "the request body is not valid JSON: \(error.message)")
@@ -74,6 +84,21 @@ struct JSONBody {
             strings.append(string)
         }
         return strings
+    }
+
+    /// The string under `key`, where `null` is allowed and means "clear".
+    func nullableString(_ key: String) throws(AccordError) -> Field<String> {
+        guard let value = object[key] else { return .absent }
+        if value is NSNull { return .null }
+        guard let string = value as? String else { throw Self.wrongType(key, "a string or null") }
+        return .value(string)
+    }
+
+    /// Any JSON value under `key` (`null` means "clear").
+    func json(_ key: String) -> Field<AnyValue> {
+        guard case .object(let fields) = value, let field = fields.dictionary[key] else { return .absent }
+        if case .null = field { return .null }
+        return .value(field)
     }
 
     /// The string under `key`; `INVALID_ARGUMENT` when it is absent.

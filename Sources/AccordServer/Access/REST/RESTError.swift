@@ -11,7 +11,7 @@ import AccordStore
 /// | `DOC_ACCESS_DENIED`, `PERMISSION_DENIED` | 403 |
 /// | `DOCUMENT_NOT_FOUND` | 404 |
 /// | `DOCUMENT_EXISTS` | 409 |
-/// | `INVALID_ARGUMENT`, `MALFORMED_JSON` | 400 |
+/// | `INVALID_ARGUMENT`, `MALFORMED_JSON`, `METADATA_TOO_LARGE` | 400 |
 /// | `TOO_MANY_DOCUMENTS` | 429 |
 /// | anything else (storage errors) | 500 |
 public enum RESTError {
@@ -28,7 +28,7 @@ public enum RESTError {
         case .docAccessDenied, .permissionDenied: 403
         case .documentNotFound: 404
         case .documentExists: 409
-        case .invalidArgument, .malformedJSON: 400
+        case .invalidArgument, .malformedJSON, .metadataTooLarge: 400
         case .tooManyDocuments: 429
         default: 500
         }

@@ -1,0 +1,85 @@
+import AccordCRDT
+import Foundation
+
+/// The REST API's JSON shapes (`docs/server-api.md`) and their decoding into the
+/// public types. A body that does not decode is `UNEXPECTED_RESPONSE`.
+enum SharingWire {
+    struct Document: Decodable {
+        var id: String
+        var title: String
+        var tags: [String]
+        var created: String
+        var updated: String
+        var size: Int
+        var permission: DocumentPermission
+        var owner: String
+        var thumbnailBlobId: String?
+    }
+
+    struct Permissions: Decodable {
+        var owner: String
+        var members: [String: DocumentPermission]
+        var linkAccess: DocumentPermission?
+    }
+
+    struct Link: Decodable {
+        var linkAccess: DocumentPermission?
+        var changedBy: String?
+        var changedAt: String?
+    }
+
+    private static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    static func decode<Shape: Decodable>(_ shape: Shape.Type, _ body: [UInt8]) throws(AccordError) -> Shape {
+        do {
+            return try JSONDecoder().decode(shape, from: Data(body))
+        } catch {
+            throw AccordError(
+                .unexpectedResponse, "the server's answer is not the expected JSON: \(error)",
+                details: ["shape": String(describing: shape)])
+        }
+    }
+
+    static func date(_ text: String) throws(AccordError) -> Date {
+        guard let date = try? dateStyle.parse(text) else {
+            throw AccordError(.unexpectedResponse, "the server sent a date that is not ISO 8601: \(text)")
+        }
+        return date
+    }
+
+    static func info(_ body: [UInt8]) throws(AccordError) -> DocumentInfo {
+        let wire = try decode(Document.self, body)
+        // Metadata is any JSON: read it with the engine's own JSON reader.
+        var metadata: AnyValue?
+        if case .object(let fields) = try AnyValue(jsonText: String(decoding: body, as: UTF8.self)),
+            let value = fields.dictionary["metadata"], value != .null {
+            metadata = value
+        }
+        return DocumentInfo(
+            id: try DocumentID(validating: wire.id), title: wire.title, tags: wire.tags, created: try date(wire.created),
+            updated: try date(wire.updated), size: wire.size, permission: wire.permission, owner: wire.owner,
+            metadata: metadata, thumbnailBlobID: wire.thumbnailBlobId)
+    }
+
+    static func permissions(_ body: [UInt8]) throws(AccordError) -> DocumentPermissions {
+        let wire = try decode(Permissions.self, body)
+        return DocumentPermissions(owner: wire.owner, members: wire.members, linkAccess: wire.linkAccess)
+    }
+
+    static func linkAccess(_ body: [UInt8]) throws(AccordError) -> LinkAccess {
+        let wire = try decode(Link.self, body)
+        return LinkAccess(level: wire.linkAccess, changedBy: wire.changedBy, changedAt: try wire.changedAt.map(date))
+    }
+
+    /// A JSON object of any values, as compact JSON.
+    static func body(_ fields: OrderedObject) -> [UInt8] {
+        Array(AnyValue.object(fields).jsonText.utf8)
+    }
+
+    /// A JSON object of strings.
+    static func body(_ fields: [String: String]) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return Array((try? encoder.encode(fields)) ?? Data("{}".utf8))
+    }
+}

@@ -1,0 +1,247 @@
+import CWebSockets
+
+/// One request on an ``HTTPClient``'s service thread, from `lws_client_connect_via_info`
+/// to its response: appends the headers, writes the body, collects status, headers and
+/// body. Its wsi carries the exchange ID as lws' opaque user data (cleared when the
+/// exchange ends), so a late callback never reaches a finished exchange. Every method
+/// runs on the service thread.
+final class HTTPExchange {
+    let id: UInt64
+    private let method: HTTPMethod
+    private let target: WebSocketURL
+    private let headers: [(name: String, value: String)]
+    private let body: [UInt8]
+    private let maxResponseSize: Int
+    private let slot: ResponseSlot
+    private let onFinish: (HTTPExchange) -> Void
+    private var wsi: OpaquePointer?
+    private var bodySent = 0
+    private var status: Int?
+    private var responseHeaders: [String: String] = [:]
+    private var responseBody: [UInt8] = []
+    private(set) var isFinished = false
+
+    /// Body bytes handed to `lws_write` per writeable callback.
+    private static let writeChunk = 16 * 1024
+
+    init(
+        id: UInt64, request: HTTPClientRequest, target: WebSocketURL, maxResponseSize: Int, slot: ResponseSlot,
+        onFinish: @escaping (HTTPExchange) -> Void
+    ) {
+        self.id = id
+        self.method = request.method
+        self.target = target
+        self.headers = request.headers
+        self.body = request.body
+        self.maxResponseSize = maxResponseSize
+        self.slot = slot
+        self.onFinish = onFinish
+    }
+
+    /// Starts connecting. lws may report a failure from inside this call.
+    func connect(_ context: OpaquePointer) {
+        var info = lws_client_connect_info()
+        let host = target.host
+        let hostHeader = target.port == 80 ? host : "\(host):\(target.port)"
+        let connected = host.withCString { address in
+            target.pathAndQuery.withCString { path in
+                hostHeader.withCString { hostValue in
+                    method.rawValue.withCString { methodName in
+                      "accord".withCString { protocolName in
+                        info.context = context
+                        info.address = address
+                        info.port = Int32(target.port)
+                        info.path = path
+                        info.host = hostValue
+                        info.method = methodName  // non-nil: an HTTP client, not a WebSocket
+                        // A redirect is the caller's to see, not to follow silently.
+                        info.ssl_connection = Int32(LCCSCF_HTTP_NO_FOLLOW_REDIRECT.rawValue)
+                        // Binds the connection to our protocol; lws hands an unbound
+                        // HTTP client none of the body ("swallowed read").
+                        info.local_protocol_name = protocolName
+                        info.opaque_user_data = UnsafeMutableRawPointer(bitPattern: UInt(id))
+                        return lws_client_connect_via_info(&info)
+                      }
+                    }
+                }
+            }
+        }
+        if connected == nil, !isFinished {
+            finish(.failure(NetError(.connectFailed, "cannot connect to \(host):\(target.port)")))
+        }
+    }
+
+    /// Ends the exchange with `error` (timeout, cancellation, client stopping) and has
+    /// lws close its connection.
+    func abort(_ error: NetError) {
+        if let wsi {
+            forget(wsi)
+            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, -1)  // LWS_TO_KILL_ASYNC
+        }
+        finish(.failure(error))
+    }
+
+    /// One lws callback for this exchange's wsi; nil for reasons it does not handle.
+    func handle(
+        _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ length: Int
+    ) -> Int32? {
+        switch reason {
+        case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
+            self.wsi = wsi
+            return appendHeaders(wsi, input, length)
+
+        case LWS_CALLBACK_CLIENT_HTTP_WRITEABLE:
+            return writeBody(wsi)
+
+        case LWS_CALLBACK_ESTABLISHED_CLIENT_HTTP:
+            self.wsi = wsi
+            status = Int(lws_http_client_http_response(wsi))
+            responseHeaders = Self.headers(of: wsi)
+            if let declared = responseHeaders["content-length"].flatMap(Int.init), declared > maxResponseSize {
+                return fail(wsi, NetError(.responseTooLarge, "the response declares \(declared) bytes, over \(maxResponseSize)"))
+            }
+            return 0
+
+        case LWS_CALLBACK_RECEIVE_CLIENT_HTTP:
+            // lws hands the body over only from inside lws_http_client_read, which
+            // strips chunked framing and calls back with RECEIVE_CLIENT_HTTP_READ.
+            var buffer = [CChar](repeating: 0, count: 4096 + Int(accord_lws_pre()))
+            return buffer.withUnsafeMutableBufferPointer { raw -> Int32 in
+                var cursor: UnsafeMutablePointer<CChar>? = raw.baseAddress! + Int(accord_lws_pre())
+                var room = Int32(raw.count - Int(accord_lws_pre()))
+                return lws_http_client_read(wsi, &cursor, &room) < 0 ? -1 : 0
+            }
+
+        case LWS_CALLBACK_RECEIVE_CLIENT_HTTP_READ:
+            guard let input, length > 0 else { return 0 }
+            guard responseBody.count + length <= maxResponseSize else {
+                return fail(wsi, NetError(.responseTooLarge, "the response body passed \(maxResponseSize) bytes"))
+            }
+            responseBody.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+            return 0
+
+        case LWS_CALLBACK_COMPLETED_CLIENT_HTTP:
+            complete()
+            forget(wsi)
+            return -1  // one request per connection: close it rather than keep it idle
+
+        case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+            let message = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection error"
+            forget(wsi)
+            // Nothing came back: the request may not have reached the server at all.
+            let code: NetError.Code = status == nil ? .connectFailed : .requestFailed
+            finish(.failure(NetError(code, message)))
+            return 0
+
+        case LWS_CALLBACK_CLOSED_CLIENT_HTTP, LWS_CALLBACK_WSI_DESTROY:
+            forget(wsi)
+            if status != nil, responseHeaders["content-length"] == nil, responseHeaders["transfer-encoding"] == nil {
+                complete()  // a body delimited by the close (HTTP/1.0 style) ends here
+            } else if !isFinished {
+                let code: NetError.Code = status == nil && bodySent == 0 ? .connectFailed : .requestFailed
+                finish(.failure(NetError(code, "the connection closed before the response was complete")))
+            }
+            return 0
+
+        default:
+            return nil
+        }
+    }
+
+    private func appendHeaders(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+        // `input` is `unsigned char **p` into the request buffer, `length` the room left.
+        guard let input else { return -1 }
+        let cursor = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
+        guard let start = cursor.pointee else { return -1 }
+        let end = start + length
+        var all = headers.filter { !["content-length", "host"].contains($0.name.lowercased()) }
+        if !body.isEmpty || [.post, .put, .patch].contains(method) {
+            all.append((name: "content-length", value: String(body.count)))
+        }
+        for header in all {
+            let name = Array((header.name.lowercased() + ":").utf8) + [0]
+            let value = Array(header.value.utf8)
+            if lws_add_http_header_by_name(wsi, name, value, Int32(value.count), cursor, end) != 0 {
+                finish(.failure(NetError(.requestFailed, "the request headers do not fit lws' buffer")))
+                return -1
+            }
+        }
+        if !body.isEmpty {
+            lws_client_http_body_pending(wsi, 1)
+            lws_callback_on_writable(wsi)
+        }
+        return 0
+    }
+
+    private func writeBody(_ wsi: OpaquePointer) -> Int32 {
+        guard bodySent < body.count else { return 0 }
+        let count = min(Self.writeChunk, body.count - bodySent)
+        let pre = Int(accord_lws_pre())
+        var buffer = [UInt8](repeating: 0, count: pre + count)
+        buffer.replaceSubrange(pre..<(pre + count), with: body[bodySent..<(bodySent + count)])
+        let last = bodySent + count == body.count
+        let written = buffer.withUnsafeMutableBufferPointer { raw in
+            lws_write(wsi, raw.baseAddress! + pre, count, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
+        }
+        // lws_write buffers what the socket did not take and reports it all written.
+        guard written >= 0 else { return -1 }
+        bodySent += count
+        if last {
+            lws_client_http_body_pending(wsi, 0)
+        } else {
+            lws_callback_on_writable(wsi)
+        }
+        return 0
+    }
+
+    private func complete() {
+        guard let status else {
+            finish(.failure(NetError(.requestFailed, "the connection ended without a response")))
+            return
+        }
+        finish(.success(HTTPClientResponse(status: status, headers: responseHeaders, body: responseBody)))
+    }
+
+    /// Every response header lws parsed into one of its known tokens, by lower-case name.
+    private static func headers(of wsi: OpaquePointer) -> [String: String] {
+        var headers: [String: String] = [:]
+        for index in 0..<Int(WSI_TOKEN_COUNT.rawValue) {
+            let token = lws_token_indexes(rawValue: UInt32(index))
+            guard let namePointer = lws_token_to_string(token) else { continue }
+            let raw = String(cString: namePointer)
+            // Header tokens are "name:"; the others are request lines ("get ") or h2 pseudo-headers.
+            guard raw.hasSuffix(":"), !raw.hasPrefix(":") else { continue }
+            let length = Int(lws_hdr_total_length(wsi, token))
+            guard length > 0 else { continue }
+            var value = [CChar](repeating: 0, count: length + 1)
+            let copied = Int(lws_hdr_copy(wsi, &value, Int32(value.count), token))
+            guard copied >= 0 else { continue }
+            let text = String(decoding: value.prefix(copied).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            headers[String(raw.dropLast()).lowercased()] = text
+        }
+        return headers
+    }
+
+    /// Ends the exchange from inside one of its callbacks; the -1 makes lws close the wsi.
+    private func fail(_ wsi: OpaquePointer, _ error: NetError) -> Int32 {
+        forget(wsi)
+        finish(.failure(error))
+        return -1
+    }
+
+    private func forget(_ wsi: OpaquePointer) {
+        lws_set_opaque_user_data(wsi, nil)
+        if self.wsi == wsi { self.wsi = nil }
+    }
+
+    private func finish(_ outcome: ResponseSlot.Outcome) {
+        guard !isFinished else { return }
+        isFinished = true
+        slot.finish(outcome)
+        onFinish(self)
+    }
+}
+
+/// Service-thread state: it must never cross threads.
+@available(*, unavailable)
+extension HTTPExchange: Sendable {}

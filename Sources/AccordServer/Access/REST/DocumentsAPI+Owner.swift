@@ -1,0 +1,29 @@
+import AccordCRDT
+import AccordNet
+import AccordStore
+
+extension DocumentsAPI {
+    /// `PUT /v1/documents/{id}/owner` with `{"user": string}` (owner only): makes `user`
+    /// the owner. The previous owner keeps read-write access as a member (so handing a
+    /// document over never locks its author out; they may be revoked afterwards), and
+    /// the new owner's own grant goes (the owner needs none). Naming the current owner
+    /// changes nothing. 200 with the permissions body.
+    func transferOwnership(_ request: HTTPRequest, _ id: DocumentID, user: String) throws(AccordError) -> HTTPResponse {
+        let newOwner = try JSONBody(request.body, allowedKeys: ["user"]).requiredString("user")
+        try Self.validateUser(newOwner)
+        try requireDocument(id)
+        let result = try directory.access.update(id) { row throws(AccordError) in
+            _ = try Self.requireRole(.owner, of: user, in: row, on: id)
+            guard var access = row, access.owner != newOwner else { return }
+            access.members[access.owner] = .readWrite
+            access.members[newOwner] = nil
+            access.owner = newOwner
+            row = access
+        }
+        if result.changed { accessChanged(id) }
+        guard let access = result.access else {
+            throw AccordError(.docAccessDenied, "no access to document \(id)", details: ["document": id.rawValue])
+        }
+        return RESTJSON.response(status: 200, PermissionsBody(access))
+    }
+}
