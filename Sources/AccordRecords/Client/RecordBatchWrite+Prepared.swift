@@ -7,7 +7,8 @@ package struct PreparedRecordWrite {
     package let model: ModelSchema
     package let id: String
     let values: [String: RecordValue]
-    let removing: Set<String>
+    /// The checked changes (field → value, nil: removed).
+    let changes: [(field: FieldSchema, value: RecordValue?)]
 }
 
 extension RecordBatchWrite {
@@ -23,7 +24,7 @@ extension RecordBatchWrite {
         for (position, write) in writes.enumerated() {
             do throws(AccordError) {
                 let record = try prepare(write, in: doc, milliseconds: milliseconds, random: &random)
-                prepared.append(PreparedRecordWrite(model: schema, id: record.id, values: record.values, removing: record.removing))
+                prepared.append(PreparedRecordWrite(model: schema, id: record.id, values: record.values, changes: record.changes))
             } catch {
                 var details = error.details
                 details["batchIndex"] = String(position)
@@ -39,6 +40,6 @@ extension PreparedRecordWrite {
     /// Writes the record into `doc` (call inside the caller's transaction). The values
     /// were checked when prepared, so this only fails if the document changed since.
     package func write(in doc: Doc) throws(AccordError) {
-        try RecordLayout.write(values, removing: removing, id: id, model: model, in: doc)
+        try RecordLayout.write(checked: changes, id: id, model: model, in: doc)
     }
 }

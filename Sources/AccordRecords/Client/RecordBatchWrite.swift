@@ -76,7 +76,7 @@ package struct RecordBatchWrite {
 
     /// One record ready to write: its id resolved, its values with defaults filled when
     /// new, the checked changes, and the record as it will read once written.
-    private struct Prepared {
+    struct Prepared {
         var id: String
         var values: [String: RecordValue]
         var changes: [(field: FieldSchema, value: RecordValue?)]
