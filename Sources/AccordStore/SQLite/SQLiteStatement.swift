@@ -14,8 +14,11 @@ public enum SQLiteValue: Sendable, Hashable {
 /// connection's owner.
 public final class SQLiteStatement {
     private let handle: OpaquePointer
-    // Keeps the connection open while the statement lives (close_v2 waits for us).
-    private let connection: SQLiteConnection
+    /// The connection's database handle, for error messages. Not the connection object:
+    /// the connection caches its statements, and a statement holding the connection
+    /// would make a cycle that keeps both alive forever. `sqlite3_close_v2` keeps the
+    /// database open until its last statement is finalized, so this stays valid.
+    private let database: OpaquePointer
     public let sql: String
 
     init(connection: SQLiteConnection, sql: String) throws(AccordError) {
@@ -26,7 +29,7 @@ public final class SQLiteStatement {
             throw AccordError(.invalidArgument, "SQL contains no statement: \(sql.prefix(80))")
         }
         self.handle = statement
-        self.connection = connection
+        self.database = connection.handle
         self.sql = sql
     }
 
@@ -72,13 +75,13 @@ public final class SQLiteStatement {
                     sqlite3_uint64(buffer.count), accord_sqlite_transient())
             }
         }
-        try SQLiteResult.check(code, connection.handle, "binding parameter \(index) of \(sql.prefix(80))")
+        try SQLiteResult.check(code, database, "binding parameter \(index) of \(sql.prefix(80))")
     }
 
     // Typed binds for hot paths: no enum boxing, no copy of the value on our side.
 
     public func bind(_ number: Int64, at index: Int32) throws(AccordError) {
-        try SQLiteResult.check(sqlite3_bind_int64(handle, index, number), connection.handle, "binding parameter \(index)")
+        try SQLiteResult.check(sqlite3_bind_int64(handle, index, number), database, "binding parameter \(index)")
     }
 
     public func bind(_ string: String, at index: Int32) throws(AccordError) {
@@ -91,7 +94,7 @@ public final class SQLiteStatement {
                 handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
                 sqlite3_uint64(buffer.count), accord_sqlite_transient())
         }
-        try SQLiteResult.check(code, connection.handle, "binding parameter \(index)")
+        try SQLiteResult.check(code, database, "binding parameter \(index)")
     }
 
     /// Binds `bytes` at `index` without SQLite copying them, runs the statement to its
@@ -109,7 +112,7 @@ public final class SQLiteStatement {
                 code = sqlite3_step(handle)
                 if code == SQLITE_ROW || code == SQLITE_DONE { code = SQLITE_OK }
             }
-            let message = code == SQLITE_OK ? nil : sqlite3_errmsg(connection.handle).map { String(cString: $0) }
+            let message = code == SQLITE_OK ? nil : sqlite3_errmsg(database).map { String(cString: $0) }
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)
             return (code, message)
@@ -127,7 +130,7 @@ public final class SQLiteStatement {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default:
-            let message = sqlite3_errmsg(connection.handle).map { String(cString: $0) }
+            let message = sqlite3_errmsg(database).map { String(cString: $0) }
             sqlite3_reset(handle)
             throw SQLiteResult.error(code, message: message, context: "running \(sql.prefix(80))")
         }

@@ -52,6 +52,31 @@ import AccordTesting
         #expect(try db.cachedStatement("SELECT sum(x) FROM t") === first)
     }
 
+    /// A connection with cached statements is freed and closed when released: SQLite
+    /// then removes the WAL file, which it keeps while any connection is open.
+    @Test func aConnectionWithCachedStatementsClosesWhenReleased() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/closing.sqlite"
+        do {
+            let db = try SQLiteConnection(path: path)
+            try db.execute("CREATE TABLE t (x INTEGER)")
+            try db.cachedStatement("INSERT INTO t VALUES (?)").run([.integer(1)])
+            #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        // A statement outliving its connection stays usable until it goes.
+        var statement: SQLiteStatement?
+        do {
+            let db = try SQLiteConnection(path: path)
+            statement = try db.prepare("SELECT count(*) FROM t")
+        }
+        var count: Int64 = 0
+        try statement?.forEachRow { count = $0.int64(0) }
+        #expect(count == 1)
+        statement = nil
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
     @Test func errorsCarryCodesAndSQLiteDetails() throws {
         let db = try SQLiteConnection(path: ":memory:")
         try db.execute("CREATE TABLE t (x INTEGER UNIQUE)")
