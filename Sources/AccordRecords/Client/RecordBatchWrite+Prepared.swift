@@ -14,8 +14,9 @@ package struct PreparedRecordWrite {
 extension RecordBatchWrite {
     /// Checks `writes` exactly as ``apply(_:to:milliseconds:random:)`` does, writing
     /// nothing: for callers that put the writes of several models (and deletes) into one
-    /// transaction, which must check everything before the first write because a `Doc`
-    /// transaction that throws halfway keeps what it wrote.
+    /// transaction, which checks everything before the first write (a `Doc`
+    /// transaction that throws is rolled back whole, but a refusal found up front costs
+    /// no edit to undo).
     /// - Throws: as ``apply(_:to:milliseconds:random:)``.
     package func prepare<R: RandomNumberGenerator>(
         _ writes: [RecordWrite], in doc: Doc, milliseconds: UInt64, random: inout R

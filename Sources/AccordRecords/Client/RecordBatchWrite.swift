@@ -28,9 +28,9 @@ package struct RecordBatchWrite {
 
     /// Writes `writes` into `doc` (the current state of ``document``) in one transaction
     /// and returns the records as saved, in order (null fields left out, as reads leave
-    /// them). Every record is checked before anything is written, because a
-    /// transaction that throws halfway keeps what it wrote: a refused batch leaves
-    /// `doc` unchanged. The saved records are worked out from what each record held
+    /// them). Every record is checked before anything is written, so a refused batch
+    /// costs no edit to roll back (a transaction that throws is rolled back whole) and
+    /// leaves `doc` unchanged. The saved records are worked out from what each record held
     /// before and what was written, not read back: reading the document again would
     /// cost as much as the write.
     /// - Parameters:

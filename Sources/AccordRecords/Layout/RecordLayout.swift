@@ -91,8 +91,8 @@ public enum RecordLayout {
 
     /// The changes ``write(_:removing:id:model:in:)`` would make, checked: each named
     /// field with its value (nil: removed), in the schema's field order. A batch checks
-    /// every record with this before writing any, because a `Doc` transaction that
-    /// throws halfway keeps what it already wrote.
+    /// every record with this before writing any, so a refused batch makes no edit
+    /// (a `Doc` transaction that throws is rolled back whole, at a cost).
     /// - Throws: `INVALID_ARGUMENT` naming the field for an unknown field (the first by
     ///   code points when several) or a value of the wrong type, or for an empty id.
     static func check(
