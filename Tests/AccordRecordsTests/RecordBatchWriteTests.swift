@@ -19,8 +19,8 @@ import Testing
         return RecordBatchWrite(schema: Self.tasks, index: index, document: "inbox")
     }
 
-    /// A `Doc` transaction that throws halfway keeps what it wrote, so every record must
-    /// be checked before the first is written.
+    /// Every record is checked before the first is written: a refused batch leaves the
+    /// document unchanged and sends no update.
     @Test(arguments: [
         [RecordWrite(id: "a", values: ["title": "fine"]), RecordWrite(id: "b", values: ["hours": "many"])],
         [RecordWrite(id: "a", values: ["title": "fine"]), RecordWrite(id: "b", values: ["nope": 1])],
