@@ -1,5 +1,4 @@
 import AccordStore
-import Dispatch
 import Foundation
 
 /// The changed records of one transaction, read out of its document on the document
@@ -22,37 +21,51 @@ struct PendingProjection: Sendable {
 
 /// Projections waiting for the index's connection, in the order their transactions
 /// ended. The document's owner only reads the changed records out of the `Doc` and
-/// appends them here, which is cheap; the SQLite writes happen on a background thread
-/// or, when a reader comes first, on the reader's thread just before it reads. So a
-/// batch of saves and the index writes of the batch before it run side by side on two
-/// cores, and a read still sees every save that returned before it.
+/// appends them here, which is cheap; the SQLite writes happen on the queue's own
+/// thread or, when a reader comes first, on the reader's thread just before it reads.
+/// So a batch of saves and the index writes of the batch before it run side by side on
+/// two cores, and a read still sees every save that returned before it.
 ///
 /// Has its own lock, held only to append or take: the owner never waits for the index
-/// connection, which a long write may hold.
+/// connection, which a long write may hold. The writer thread starts when work arrives
+/// and ends when none is left (a dedicated thread, not a shared pool's: the client's
+/// own work runs on the pool, and the writer must not wait behind it).
 final class ProjectionQueue: @unchecked Sendable {
-    // Invariant: `pending` and `scheduled` are touched only under `lock`.
-    private let lock = NSLock()
+    // Invariant: `pending` and `writerRunning` are touched only under `condition`.
+    private let condition = NSCondition()
     private var pending: [PendingProjection] = []
-    private var scheduled = false
+    private var writerRunning = false
 
-    /// Appends `projection`; returns true when no background drain is scheduled yet
-    /// (the caller schedules one).
-    func append(_ projection: PendingProjection) -> Bool {
-        lock.locked {
-            pending.append(projection)
-            defer { scheduled = true }
-            return !scheduled
+    /// Appends `projection` and makes sure a writer thread runs `write` until the queue
+    /// is empty (`write` takes what is queued with ``takeAll()``).
+    func append(_ projection: PendingProjection, write: @escaping @Sendable () -> Void) {
+        condition.lock()
+        defer { condition.unlock() }
+        pending.append(projection)
+        guard !writerRunning else { return }
+        writerRunning = true
+        let thread = Thread { [self] in
+            while true {
+                condition.lock()
+                guard !pending.isEmpty else {
+                    writerRunning = false
+                    condition.unlock()
+                    return
+                }
+                condition.unlock()
+                write()
+            }
         }
+        thread.name = "accord.records.index"
+        thread.start()
     }
 
     /// Every waiting projection, oldest first; the queue is left empty.
     func takeAll() -> [PendingProjection] {
-        lock.locked {
-            defer { pending = [] }
-            return pending
-        }
+        condition.lock()
+        defer { condition.unlock() }
+        let taken = pending
+        pending = []
+        return taken
     }
-
-    /// Called by the background drain when it starts: appends after this schedule a new one.
-    func drainStarted() { lock.locked { scheduled = false } }
 }

@@ -1,6 +1,5 @@
 public import AccordCRDT
 public import AccordStore
-import Dispatch
 
 extension RecordIndex {
     /// Queues the projection of the records named in `changes` (model → record ids):
@@ -30,10 +29,8 @@ extension RecordIndex {
         }
         let projection = PendingProjection(
             document: document, rows: rows, malformed: malformed, stateVector: doc.encodeStateVector(), sequence: sequence)
-        guard queue.append(projection) else { return }
-        DispatchQueue.global(qos: .utility).async { [weak self] in
+        queue.append(projection) { [weak self] in
             guard let self else { return }
-            queue.drainStarted()
             lock.lock()
             defer { lock.unlock() }
             writeQueued()

@@ -26,6 +26,9 @@ public final class RecordIndex: @unchecked Sendable {
     let queue = ProjectionQueue()
     /// The last queued projection that failed, by document (its rows may be stale).
     var failures: [DocumentID: AccordError] = [:]
+    /// The registered models, a copy of `tables`' schemas kept under its own lock.
+    private let schemaLock = NSLock()
+    private var registered: [String: ModelSchema] = [:]
 
     /// What the index did since it opened, for tests and diagnostics.
     public struct Counters: Sendable, Hashable {
@@ -72,7 +75,9 @@ public final class RecordIndex: @unchecked Sendable {
     }
 
     /// The registered models, by name.
-    public var models: [String: ModelSchema] { lock.locked { tables.mapValues(\.schema) } }
+    /// Read without the connection's lock (a save asks for its model while the
+    /// background writer may hold that lock for a whole batch).
+    public var models: [String: ModelSchema] { schemaLock.locked { registered } }
 
     // MARK: Models
 
@@ -85,6 +90,10 @@ public final class RecordIndex: @unchecked Sendable {
     @discardableResult
     public func register(_ models: [ModelSchema]) throws(AccordError) -> [ModelSchema] {
         try locked { () throws(AccordError) -> [ModelSchema] in
+            defer {
+                let schemas = tables.mapValues(\.schema)
+                schemaLock.locked { registered = schemas }
+            }
             var combined = tables.mapValues(\.schema)
             for model in models { combined[model.name] = model }
             try ModelSchema.validate(combined.values.sorted { $0.name < $1.name })
