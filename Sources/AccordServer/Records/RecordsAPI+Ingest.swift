@@ -15,7 +15,7 @@ extension RecordsAPI {
     /// `POST …/records/$ingests` (read-write): a new session, 201 with its state.
     func createIngest(document: DocumentID, user: String) throws(AccordError) -> HTTPResponse {
         try requireRole(.readWrite, of: user, on: document)
-        return Self.result(ingests.create(for: document).json, status: 201)
+        return Self.result(try ingests.create(for: document).json, status: 201)
     }
 
     /// `GET …/$ingests/{session}` (any role) reads its state; `DELETE` (read-write)
@@ -45,10 +45,15 @@ extension RecordsAPI {
         try requireRole(.readWrite, of: user, on: document)
         _ = try self.model(model, in: document)
         let limit = ingests.maxSessionBytes
+        let total = ingests.maxTotalBytes
+        guard ingests.heldBytes() + request.body.count <= total else {
+            throw AccordError(.quotaExceeded, "ingest sessions hold \(total) bytes together; commit or abort one first",
+                              details: ["limit": String(total)])
+        }
         let updated = try ingests.update(session, of: document) { state throws(AccordError) in
             guard state.state == .uploading else { throw Self.notUploading(state) }
             guard state.bytes + request.body.count <= limit else {
-                throw AccordError(.invalidArgument, "an ingest session holds at most \(limit) bytes",
+                throw AccordError(.quotaExceeded, "an ingest session holds at most \(limit) bytes",
                                   details: ["limit": String(limit), "session": state.id])
             }
             state.chunks.append(IngestSessions.Chunk(model: model, bytes: request.body))
