@@ -82,6 +82,8 @@ struct IngestCommandTests {
         try await server.prepareRecords("data", schema: Self.schema)
         let input = try TemporaryDirectory()
         try Self.writeInput(input.path, count: total)
+        // A connected client converges onto the ingest without reopening.
+        let client = try await server.client("olivia", document: "data")
         // A reader counting the three models one after another while the ingest runs:
         // each count is none or all of its model, and once one model is all there, every
         // model read after it is too (the three land in one transaction).
@@ -104,6 +106,12 @@ struct IngestCommandTests {
             #expect(!landed.contains(-1) && landed == landed.sorted(), "a reader saw part of the ingest: \(counts)")
         }
         #expect(seen.last == full)
+        try await eventually("the connected client has every record", timeout: .seconds(30)) {
+            client.edit("data") { doc in
+                ["people", "places", "visits"].map { (try? doc.getMap($0).count) ?? 0 } == full
+            }
+        }
+        client.close()
         #expect(try await count(server, "people") == (total + 2) / 3)
         let person = try await server.call("GET", "/v1/documents/data/records/people/p0", user: "olivia")
         #expect(person.record["age"] as? Int == 1)  // defaults for new records
