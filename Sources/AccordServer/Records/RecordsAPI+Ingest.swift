@@ -76,39 +76,33 @@ extension RecordsAPI {
 
     /// Validates every line (the first fault names the file and line), then applies all
     /// of them as one transaction; the session ends `complete` or `failed`.
+    ///
+    /// When no model of the document has a unique field or constraint, the lines are
+    /// read a second time straight into the transaction, one record at a time, instead
+    /// of being held as a million operations (the check before has already met every
+    /// fault a line can have, so the transaction never stops halfway). Uniqueness needs
+    /// the whole batch at hand (two lines may claim one key), so then the operations are
+    /// collected and applied through ``apply(_:to:models:readBack:)``.
     private func runIngest(_ session: String, document: DocumentID) {
         do throws(AccordError) {
             let chunks = try ingests.session(session, of: document).chunks
             let models = try schemas.models(document) ?? []
+            let streaming = models.allSatisfy { model in model.uniqueConstraints.isEmpty && !model.fields.contains(where: \.unique) }
             var operations: [RecordOperation] = []
-            var lineNumbers: [String: Int] = [:]
-            for chunk in chunks {
-                guard let model = models.first(where: { $0.name == chunk.model }) else {
-                    throw AccordError(.modelNotRegistered, "document \(document) has no model \"\(chunk.model)\"",
-                                      details: ["model": chunk.model])
-                }
-                var lines = chunk.bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-                if lines.last?.isEmpty == true { lines.removeLast() }  // the chunk's final newline
-                for line in lines {
-                    lineNumbers[chunk.model, default: 0] += 1
-                    let number = lineNumbers[chunk.model] ?? 0
-                    do throws(AccordError) {
-                        if let operation = try IngestLine.operation(Substring(decoding: line, as: UTF8.self), model: model) {
-                            operations.append(operation)
-                        }
-                    } catch {
-                        var details = error.details
-                        details["file"] = "\(chunk.model).ndjson"
-                        details["line"] = String(number)
-                        throw AccordError(error.code, "\(chunk.model).ndjson line \(number): \(error.message)", details: details)
-                    }
-                }
+            var records = 0
+            try Self.forEachLine(chunks, models: models, document: document) { operation in
+                records += 1
+                if !streaming { operations.append(operation) }
             }
             try ingests.update(session, of: document) { state throws(AccordError) in
                 state.state = .applying
-                state.records = operations.count
+                state.records = records
             }
-            _ = try apply(operations, to: document, models: models, readBack: false)
+            if streaming {
+                try applyStreaming(chunks, models: models, document: document)
+            } else {
+                _ = try apply(operations, to: document, models: models, readBack: false)
+            }
             try ingests.update(session, of: document) { state throws(AccordError) in
                 state.state = .complete
                 state.chunks = []
@@ -119,6 +113,62 @@ extension RecordsAPI {
                 state.chunks = []
                 state.error = error
             }
+        }
+    }
+
+    /// Every line's operation in order; a fault names the file and the line.
+    private static func forEachLine(
+        _ chunks: [IngestSessions.Chunk], models: [ModelSchema], document: DocumentID,
+        _ body: (RecordOperation) throws(AccordError) -> Void
+    ) throws(AccordError) {
+        var lineNumbers: [String: Int] = [:]
+        for chunk in chunks {
+            guard let model = models.first(where: { $0.name == chunk.model }) else {
+                throw AccordError(.modelNotRegistered, "document \(document) has no model \"\(chunk.model)\"",
+                                  details: ["model": chunk.model])
+            }
+            var lines = chunk.bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            if lines.last?.isEmpty == true { lines.removeLast() }  // the chunk's final newline
+            for line in lines {
+                lineNumbers[chunk.model, default: 0] += 1
+                let number = lineNumbers[chunk.model] ?? 0
+                let operation: RecordOperation?
+                do throws(AccordError) {
+                    operation = try IngestLine.operation(Substring(decoding: line, as: UTF8.self), model: model)
+                } catch {
+                    var details = error.details
+                    details["file"] = "\(chunk.model).ndjson"
+                    details["line"] = String(number)
+                    throw AccordError(error.code, "\(chunk.model).ndjson line \(number): \(error.message)", details: details)
+                }
+                if let operation { try body(operation) }
+            }
+        }
+    }
+
+    /// The lines, read again, written one by one inside one transaction of the room's
+    /// document (stored durably, then sent to its clients, as every records write).
+    private func applyStreaming(_ chunks: [IngestSessions.Chunk], models: [ModelSchema], document: DocumentID) throws(AccordError) {
+        let milliseconds = now()
+        try hub.withRoom(document) { room throws(AccordError) in
+            let index = try indexes.index(for: document, doc: room.doc, models: models)
+            var batches: [String: RecordBatchWrite] = [:]
+            var random = SystemRandomNumberGenerator()
+            let edit = try room.serverEdit { doc throws(AccordError) in
+                try Self.forEachLine(chunks, models: models, document: document) { operation throws(AccordError) in
+                    switch operation {
+                    case .delete(let model, let id, _, _):
+                        try RecordLayout.delete(id, model: model, in: doc)
+                    case .upsert(let model, let write), .create(let model, let write), .patch(let model, let write, _):
+                        let batch = batches[model.name] ?? RecordBatchWrite(schema: model, index: index, document: document)
+                        batches[model.name] = batch
+                        for prepared in try batch.prepare([write], in: doc, milliseconds: milliseconds, random: &random) {
+                            try prepared.write(in: doc)
+                        }
+                    }
+                }
+            }
+            if let edit { try hub.commit(edit, in: room) }
         }
     }
 

@@ -145,6 +145,23 @@ struct IngestCommandTests {
         try await server.stop()
     }
 
+    @Test func uniqueKeysAreCheckedAcrossTheWholeIngest() async throws {
+        let server = try TestServer()
+        try await server.prepareRecords("data")  // tasks: "code" is unique
+        let input = try TemporaryDirectory()
+        try "t1\t{\"code\":\"A\"}\nt2\t{\"code\":\"A\"}\n".write(toFile: input.path + "/tasks.ndjson", atomically: true, encoding: .utf8)
+        let before = try server.documentState("data")
+        let clash = try await Self.accord(["documents", "ingest", "data", "--input", input.path, "-y"] + options(server))
+        #expect(clash.status == 1 && clash.stderr.contains("UNIQUE_VIOLATION"), "\(clash.stderr)")
+        #expect(try server.documentState("data") == before)
+        try "t1\t{\"code\":\"A\"}\nt2\t{\"code\":\"B\",\"title\":\"two\"}\n".write(
+            toFile: input.path + "/tasks.ndjson", atomically: true, encoding: .utf8)
+        let fine = try await Self.accord(["documents", "ingest", "data", "--input", input.path, "-y"] + options(server))
+        #expect(fine.status == 0, "\(fine.stderr)")
+        #expect(try await count(server, "tasks") == 2)
+        try await server.stop()
+    }
+
     @Test func gzipInputIsRead() async throws {
         let server = try TestServer()
         try await server.prepareRecords("data", schema: Self.schema)
