@@ -146,29 +146,64 @@ extension RecordsAPI {
         }
     }
 
-    /// The lines, read again, written one by one inside one transaction of the room's
-    /// document (stored durably, then sent to its clients, as every records write).
+    /// The lines, read again, written inside one transaction of the room's document
+    /// (stored durably, then sent to its clients, as every records write). Upserts are
+    /// prepared in batches per model (the records layer's checks, defaults and ids),
+    /// each batch written before a delete of that model or a second line for an id it
+    /// holds, so lines apply in their order.
     private func applyStreaming(_ chunks: [IngestSessions.Chunk], models: [ModelSchema], document: DocumentID) throws(AccordError) {
         let milliseconds = now()
         try hub.withRoom(document) { room throws(AccordError) in
             let index = try indexes.index(for: document, doc: room.doc, models: models)
-            var batches: [String: RecordBatchWrite] = [:]
-            var random = SystemRandomNumberGenerator()
             let edit = try room.serverEdit { doc throws(AccordError) in
+                var pending = PendingUpserts(index: index, document: document, milliseconds: milliseconds)
                 try Self.forEachLine(chunks, models: models, document: document) { operation throws(AccordError) in
                     switch operation {
                     case .delete(let model, let id, _, _):
+                        try pending.write(model.name, in: doc)
                         try RecordLayout.delete(id, model: model, in: doc)
                     case .upsert(let model, let write), .create(let model, let write), .patch(let model, let write, _):
-                        let batch = batches[model.name] ?? RecordBatchWrite(schema: model, index: index, document: document)
-                        batches[model.name] = batch
-                        for prepared in try batch.prepare([write], in: doc, milliseconds: milliseconds, random: &random) {
-                            try prepared.write(in: doc)
-                        }
+                        try pending.add(write, of: model, in: doc)
                     }
                 }
+                try pending.writeAll(in: doc)
             }
             if let edit { try hub.commit(edit, in: room) }
+        }
+    }
+
+    /// Upserts waiting to be prepared and written, per model.
+    private struct PendingUpserts {
+        static let batchSize = 10_000
+        let index: RecordIndex
+        let document: DocumentID
+        let milliseconds: UInt64
+        var random = SystemRandomNumberGenerator()
+        var batches: [String: (model: ModelSchema, writes: [RecordWrite], ids: Set<String>)] = [:]
+
+        init(index: RecordIndex, document: DocumentID, milliseconds: UInt64) {
+            self.index = index
+            self.document = document
+            self.milliseconds = milliseconds
+        }
+
+        mutating func add(_ write: RecordWrite, of model: ModelSchema, in doc: Doc) throws(AccordError) {
+            let id = write.id ?? ""
+            if batches[model.name]?.ids.contains(id) == true { try self.write(model.name, in: doc) }
+            batches[model.name, default: (model, [], [])].writes.append(write)
+            batches[model.name]?.ids.insert(id)
+            if (batches[model.name]?.writes.count ?? 0) >= Self.batchSize { try self.write(model.name, in: doc) }
+        }
+
+        mutating func write(_ name: String, in doc: Doc) throws(AccordError) {
+            guard let batch = batches.removeValue(forKey: name), !batch.writes.isEmpty else { return }
+            let prepared = try RecordBatchWrite(schema: batch.model, index: index, document: document)
+                .prepare(batch.writes, in: doc, milliseconds: milliseconds, random: &random)
+            for record in prepared { try record.write(in: doc) }
+        }
+
+        mutating func writeAll(in doc: Doc) throws(AccordError) {
+            for name in batches.keys.sorted() { try write(name, in: doc) }
         }
     }
 

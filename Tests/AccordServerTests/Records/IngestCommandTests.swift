@@ -117,13 +117,27 @@ struct IngestCommandTests {
         #expect(person.record["age"] as? Int == 1)  // defaults for new records
 
         // A second ingest merges: patch one field, delete one record, leave the rest.
-        try "p0\t{\"age\":40}\np3\t{\"_deleted\":true}\n".write(toFile: input.path + "/people.ndjson", atomically: true, encoding: .utf8)
+        // Lines apply in order: a record named twice gets both (the second line's defaults
+        // never undo the first), one deleted then written again exists.
+        try """
+            p0\t{"age":40}
+            p3\t{"_deleted":true}
+            p6\t{"age":7}
+            p6\t{"name":"x"}
+            p9\t{"_deleted":true}
+            p9\t{"name":"again"}
+
+            """.write(toFile: input.path + "/people.ndjson", atomically: true, encoding: .utf8)
         for name in ["places", "visits"] { try FileManager.default.removeItem(atPath: input.path + "/\(name).ndjson") }
         let second = try await Self.accord(["documents", "ingest", "data", "--input", input.path, "-y"] + options(server))
         #expect(second.status == 0, "\(second.stderr)")
         let patched = try await server.call("GET", "/v1/documents/data/records/people/p0", user: "olivia")
         #expect(patched.record["age"] as? Int == 40 && patched.record["name"] as? String == "person 0")
         #expect(try await server.call("GET", "/v1/documents/data/records/people/p3", user: "olivia").status == 404)
+        let p6 = try await server.call("GET", "/v1/documents/data/records/people/p6", user: "olivia")
+        #expect(p6.record["name"] as? String == "x" && p6.record["age"] as? Int == 7, "\(p6.text)")
+        let p9 = try await server.call("GET", "/v1/documents/data/records/people/p9", user: "olivia")
+        #expect(p9.record["name"] as? String == "again" && p9.record["age"] as? Int == 1, "\(p9.text)")
         try await server.stop()
     }
 
