@@ -32,7 +32,11 @@ final class IngestSessions: @unchecked Sendable {
 
     /// Bytes one session may hold before it is committed (uploads are kept in memory).
     let maxSessionBytes: Int
-    /// Sessions kept; the oldest finished ones go first.
+    /// Bytes all sessions together may hold: uploads are in memory, so a writer opening
+    /// many sessions must not be able to exhaust it.
+    let maxTotalBytes: Int
+    /// Sessions kept; the oldest finished ones go first, and when none has finished a
+    /// new one is refused (`QUOTA_EXCEEDED`).
     let maxSessions: Int
 
     // Invariant behind @unchecked Sendable: `sessions` and `order` only under `lock`.
@@ -40,22 +44,33 @@ final class IngestSessions: @unchecked Sendable {
     private var sessions: [String: Session] = [:]
     private var order: [String] = []
 
-    init(maxSessionBytes: Int = 1 << 30, maxSessions: Int = 256) {
+    init(maxSessionBytes: Int = 512 << 20, maxTotalBytes: Int = 1 << 30, maxSessions: Int = 256) {
         self.maxSessionBytes = maxSessionBytes
+        self.maxTotalBytes = maxTotalBytes
         self.maxSessions = maxSessions
     }
 
-    func create(for document: DocumentID) -> Session {
+    /// - Throws: `QUOTA_EXCEEDED` when ``maxSessions`` sessions are all unfinished.
+    func create(for document: DocumentID) throws(AccordError) -> Session {
         let session = Session(id: GeneratedDocumentID.make().rawValue, document: document)
-        lock.withLock {
-            if order.count >= maxSessions, let oldest = order.first(where: { sessions[$0]?.isFinished ?? true }) {
-                sessions[oldest] = nil
-                order.removeAll { $0 == oldest }
+        lock.lock()
+        defer { lock.unlock() }
+        if order.count >= maxSessions {
+            guard let oldest = order.first(where: { sessions[$0]?.isFinished ?? true }) else {
+                throw AccordError(.quotaExceeded, "the server holds \(maxSessions) unfinished ingest sessions; commit or abort one",
+                                  details: ["limit": String(maxSessions)])
             }
-            sessions[session.id] = session
-            order.append(session.id)
+            sessions[oldest] = nil
+            order.removeAll { $0 == oldest }
         }
+        sessions[session.id] = session
+        order.append(session.id)
         return session
+    }
+
+    /// Bytes held by every session still uploading or being applied.
+    func heldBytes() -> Int {
+        lock.withLock { sessions.values.reduce(0) { $0 + ($1.isFinished ? 0 : $1.bytes) } }
     }
 
     /// The session `id` of `document`; `INGEST_SESSION_NOT_FOUND` otherwise.

@@ -15,7 +15,7 @@ extension RecordsAPI {
     /// `POST …/records/$ingests` (read-write): a new session, 201 with its state.
     func createIngest(document: DocumentID, user: String) throws(AccordError) -> HTTPResponse {
         try requireRole(.readWrite, of: user, on: document)
-        return Self.result(ingests.create(for: document).json, status: 201)
+        return Self.result(try ingests.create(for: document).json, status: 201)
     }
 
     /// `GET …/$ingests/{session}` (any role) reads its state; `DELETE` (read-write)
@@ -45,10 +45,15 @@ extension RecordsAPI {
         try requireRole(.readWrite, of: user, on: document)
         _ = try self.model(model, in: document)
         let limit = ingests.maxSessionBytes
+        let total = ingests.maxTotalBytes
+        guard ingests.heldBytes() + request.body.count <= total else {
+            throw AccordError(.quotaExceeded, "ingest sessions hold \(total) bytes together; commit or abort one first",
+                              details: ["limit": String(total)])
+        }
         let updated = try ingests.update(session, of: document) { state throws(AccordError) in
             guard state.state == .uploading else { throw Self.notUploading(state) }
             guard state.bytes + request.body.count <= limit else {
-                throw AccordError(.invalidArgument, "an ingest session holds at most \(limit) bytes",
+                throw AccordError(.quotaExceeded, "an ingest session holds at most \(limit) bytes",
                                   details: ["limit": String(limit), "session": state.id])
             }
             state.chunks.append(IngestSessions.Chunk(model: model, bytes: request.body))
@@ -71,39 +76,33 @@ extension RecordsAPI {
 
     /// Validates every line (the first fault names the file and line), then applies all
     /// of them as one transaction; the session ends `complete` or `failed`.
+    ///
+    /// When no model of the document has a unique field or constraint, the lines are
+    /// read a second time straight into the transaction, one record at a time, instead
+    /// of being held as a million operations (the check before has already met every
+    /// fault a line can have, so the transaction never stops halfway). Uniqueness needs
+    /// the whole batch at hand (two lines may claim one key), so then the operations are
+    /// collected and applied through ``apply(_:to:models:readBack:)``.
     private func runIngest(_ session: String, document: DocumentID) {
         do throws(AccordError) {
             let chunks = try ingests.session(session, of: document).chunks
             let models = try schemas.models(document) ?? []
+            let streaming = models.allSatisfy { model in model.uniqueConstraints.isEmpty && !model.fields.contains(where: \.unique) }
             var operations: [RecordOperation] = []
-            var lineNumbers: [String: Int] = [:]
-            for chunk in chunks {
-                guard let model = models.first(where: { $0.name == chunk.model }) else {
-                    throw AccordError(.modelNotRegistered, "document \(document) has no model \"\(chunk.model)\"",
-                                      details: ["model": chunk.model])
-                }
-                var lines = chunk.bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-                if lines.last?.isEmpty == true { lines.removeLast() }  // the chunk's final newline
-                for line in lines {
-                    lineNumbers[chunk.model, default: 0] += 1
-                    let number = lineNumbers[chunk.model] ?? 0
-                    do throws(AccordError) {
-                        if let operation = try IngestLine.operation(Substring(decoding: line, as: UTF8.self), model: model) {
-                            operations.append(operation)
-                        }
-                    } catch {
-                        var details = error.details
-                        details["file"] = "\(chunk.model).ndjson"
-                        details["line"] = String(number)
-                        throw AccordError(error.code, "\(chunk.model).ndjson line \(number): \(error.message)", details: details)
-                    }
-                }
+            var records = 0
+            try Self.forEachLine(chunks, models: models, document: document) { operation in
+                records += 1
+                if !streaming { operations.append(operation) }
             }
             try ingests.update(session, of: document) { state throws(AccordError) in
                 state.state = .applying
-                state.records = operations.count
+                state.records = records
             }
-            _ = try apply(operations, to: document, models: models, readBack: false)
+            if streaming {
+                try applyStreaming(chunks, models: models, document: document)
+            } else {
+                _ = try apply(operations, to: document, models: models, readBack: false)
+            }
             try ingests.update(session, of: document) { state throws(AccordError) in
                 state.state = .complete
                 state.chunks = []
@@ -114,6 +113,97 @@ extension RecordsAPI {
                 state.chunks = []
                 state.error = error
             }
+        }
+    }
+
+    /// Every line's operation in order; a fault names the file and the line.
+    private static func forEachLine(
+        _ chunks: [IngestSessions.Chunk], models: [ModelSchema], document: DocumentID,
+        _ body: (RecordOperation) throws(AccordError) -> Void
+    ) throws(AccordError) {
+        var lineNumbers: [String: Int] = [:]
+        for chunk in chunks {
+            guard let model = models.first(where: { $0.name == chunk.model }) else {
+                throw AccordError(.modelNotRegistered, "document \(document) has no model \"\(chunk.model)\"",
+                                  details: ["model": chunk.model])
+            }
+            var lines = chunk.bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            if lines.last?.isEmpty == true { lines.removeLast() }  // the chunk's final newline
+            for line in lines {
+                lineNumbers[chunk.model, default: 0] += 1
+                let number = lineNumbers[chunk.model] ?? 0
+                let operation: RecordOperation?
+                do throws(AccordError) {
+                    operation = try IngestLine.operation(Substring(decoding: line, as: UTF8.self), model: model)
+                } catch {
+                    var details = error.details
+                    details["file"] = "\(chunk.model).ndjson"
+                    details["line"] = String(number)
+                    throw AccordError(error.code, "\(chunk.model).ndjson line \(number): \(error.message)", details: details)
+                }
+                if let operation { try body(operation) }
+            }
+        }
+    }
+
+    /// The lines, read again, written inside one transaction of the room's document
+    /// (stored durably, then sent to its clients, as every records write). Upserts are
+    /// prepared in batches per model (the records layer's checks, defaults and ids),
+    /// each batch written before a delete of that model or a second line for an id it
+    /// holds, so lines apply in their order.
+    private func applyStreaming(_ chunks: [IngestSessions.Chunk], models: [ModelSchema], document: DocumentID) throws(AccordError) {
+        let milliseconds = now()
+        try hub.withRoom(document) { room throws(AccordError) in
+            let index = try indexes.index(for: document, doc: room.doc, models: models)
+            let edit = try room.serverEdit { doc throws(AccordError) in
+                var pending = PendingUpserts(index: index, document: document, milliseconds: milliseconds)
+                try Self.forEachLine(chunks, models: models, document: document) { operation throws(AccordError) in
+                    switch operation {
+                    case .delete(let model, let id, _, _):
+                        try pending.write(model.name, in: doc)
+                        try RecordLayout.delete(id, model: model, in: doc)
+                    case .upsert(let model, let write), .create(let model, let write), .patch(let model, let write, _):
+                        try pending.add(write, of: model, in: doc)
+                    }
+                }
+                try pending.writeAll(in: doc)
+            }
+            if let edit { try hub.commit(edit, in: room) }
+        }
+    }
+
+    /// Upserts waiting to be prepared and written, per model.
+    private struct PendingUpserts {
+        static let batchSize = 10_000
+        let index: RecordIndex
+        let document: DocumentID
+        let milliseconds: UInt64
+        var random = SystemRandomNumberGenerator()
+        var batches: [String: (model: ModelSchema, writes: [RecordWrite], ids: Set<String>)] = [:]
+
+        init(index: RecordIndex, document: DocumentID, milliseconds: UInt64) {
+            self.index = index
+            self.document = document
+            self.milliseconds = milliseconds
+        }
+
+        mutating func add(_ write: RecordWrite, of model: ModelSchema, in doc: Doc) throws(AccordError) {
+            let id = write.id ?? ""
+            if batches[model.name]?.ids.contains(id) == true { try self.write(model.name, in: doc) }
+            batches[model.name, default: (model, [], [])].writes.append(write)
+            batches[model.name]?.ids.insert(id)
+            if (batches[model.name]?.writes.count ?? 0) >= Self.batchSize { try self.write(model.name, in: doc) }
+        }
+
+        mutating func write(_ name: String, in doc: Doc) throws(AccordError) {
+            guard let batch = batches.removeValue(forKey: name), !batch.writes.isEmpty else { return }
+            let prepared = try RecordBatchWrite(schema: batch.model, index: index, document: document)
+                .prepare(batch.writes, in: doc, milliseconds: milliseconds, random: &random)
+            for record in prepared { try record.write(in: doc) }
+        }
+
+        mutating func writeAll(in doc: Doc) throws(AccordError) {
+            for name in batches.keys.sorted() { try write(name, in: doc) }
         }
     }
 

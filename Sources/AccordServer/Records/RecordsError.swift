@@ -34,6 +34,7 @@ enum RecordsError {
              .queryFilterTooManyBinds, .invalidSchema, .uniqueOnStringSet, .malformedUpdate:
             400
         case .documentTooLarge: 413
+        case .quotaExceeded: 429
         case .documentUnavailable: 503
         default: nil
         }

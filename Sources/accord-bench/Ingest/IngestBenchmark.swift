@@ -7,17 +7,23 @@ import Foundation
 /// Targets: ingest at least 100,000 records/s with the server under 500 MB.
 struct IngestBenchmark {
     static let usage = """
-          accord-bench ingest [--records N] [--batch N] [--accord PATH]
+          accord-bench ingest [--records N] [--batch N] [--documents N] [--only a,b] [--accord PATH]
               N records (default 1,000,000) across three models into one document of
-              accord serve --dev (a subprocess, fresh per case; run from the repository
-              root): ingest (an ingest session: 4 MiB ndjson chunks, one commit, applied
-              as one transaction) and bulk (records/bulk batches of --batch, default
-              1,000). Lines: ingest_<N>, bulk_<N> with records_per_s and peak_rss_bytes
-              (the server's VmHWM). Targets: 100,000 records/s, RSS under 500 MB.
+              accord serve --dev (a subprocess, fresh per case): ingest (an ingest
+              session: 4 MiB ndjson chunks, one commit, applied as one transaction) and
+              bulk (records/bulk batches of --batch, default 1,000). Lines: ingest_<N>,
+              bulk_<N> with records_per_s and peak_rss_bytes (the server's VmHWM).
+              Then bundles: accord documents export-all of --documents (default 1,000)
+              documents of 10 records each, and import of that bundle into a second
+              server: export_all_<N>, import_<N> with documents_per_s. --only picks
+              ingest, bulk, bundles. Targets: 100,000 records/s with the server under
+              500 MB; 200 documents/s.
         """
 
     var records = 1_000_000
     var batch = 1000
+    var documents = 1000
+    var only: Set<String>?
     var accordBinary = ServerBenchmark.siblingExecutable("accord")
 
     static let schema = """
@@ -35,6 +41,8 @@ struct IngestBenchmark {
             switch arg {
             case "--records": bench.records = try words.count(arg)
             case "--batch": bench.batch = try words.count(arg)
+            case "--documents": bench.documents = try words.count(arg)
+            case "--only": bench.only = Set(try words.value(arg).split(separator: ",").map(String.init))
             case "--accord": bench.accordBinary = try words.value(arg)
             default: throw BenchFailure.usage("unknown ingest option '\(arg)'")
             }
@@ -45,8 +53,15 @@ struct IngestBenchmark {
     func run() -> Int32 {
         AsyncCases.run {
             do {
-                try await measure("ingest_\(records)") { client in try await ingest(client) }
-                try await measure("bulk_\(records)") { client in try await bulk(client) }
+                if only?.contains("ingest") ?? true {
+                    try await measure("ingest_\(records)") { client in try await ingest(client) }
+                }
+                if only?.contains("bulk") ?? true {
+                    try await measure("bulk_\(records)") { client in try await bulk(client) }
+                }
+                if only?.contains("bundles") ?? true {
+                    try await BundleBenchmark(documents: documents, accordBinary: accordBinary).run()
+                }
                 return 0
             } catch {
                 TraceBenchmark.log("error: \(error)")

@@ -28,10 +28,8 @@ enum ExportImportCommand {
             throw AccordError(.ioError, "the server's document list has no documents")
         }
         let ids = entries.compactMap { value -> String? in if case .string(let id) = value { id } else { nil } }
-        for (number, id) in ids.enumerated() {
-            Output.error("exporting \(number + 1)/\(ids.count) \(id)")
-            try exportDocument(id, to: output, connection)
-        }
+        Output.error("exporting \(ids.count) documents")
+        try Parallel.forEach(ids) { id throws(AccordError) in try exportDocument(id, to: output, connection) }
         let manifest = AnyValue.object(OrderedObject([
             ("version", .int(Int64(Bundle.version))),
             ("exportedAt", .string(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(Date()))),
@@ -79,30 +77,42 @@ enum ExportImportCommand {
             throw AccordError(.invalidArgument, "\(withAliases.id) carries aliases, which this server cannot restore yet; use --aliases skip",
                               details: ["document": withAliases.id])
         }
+        let outcomes = try Parallel.map(documents) { document throws(AccordError) -> Outcome in
+            try importDocument(document, owner: owner, overwrite: overwrite, connection)
+        }
         var imported: [AnyValue] = [], merged: [AnyValue] = [], skipped: [AnyValue] = []
-        for document in documents {
-            var body: [(String, AnyValue)] = [
-                ("metadata", document.metadata), ("update", .string(Data(document.update).base64EncodedString())),
-                ("overwrite", .bool(overwrite)),
-            ]
-            if let owner { body.append(("owner", .string(owner))) }
-            if let schema = document.recordsSchema { body.append(("recordsSchema", schema)) }
-            let path = "/v1/admin/documents/" + (ServerConnection.documentPath(document.id).dropFirst("/v1/documents/".count)) + "/import"
-            do throws(AccordError) {
-                let result = try connection.call("POST", path, body: Array(AnyValue.object(OrderedObject(body)).jsonText.utf8))
-                if case .object(let fields) = result, fields["merged"] == .bool(true) {
-                    merged.append(.string(document.id))
-                } else {
-                    imported.append(.string(document.id))
-                }
-            } catch where error.code == .documentExists {
-                Output.error("skipped \(document.id): it exists (pass --overwrite to merge into it)")
-                skipped.append(.string(document.id))
+        for (document, outcome) in zip(documents, outcomes) {
+            switch outcome {
+            case .imported: imported.append(.string(document.id))
+            case .merged: merged.append(.string(document.id))
+            case .skipped: skipped.append(.string(document.id))
             }
         }
         Output.print(AnyValue.object(OrderedObject([
             ("imported", .array(imported)), ("merged", .array(merged)), ("skipped", .array(skipped)),
         ])).jsonText)
+    }
+
+    enum Outcome: Sendable { case imported, merged, skipped }
+
+    private static func importDocument(
+        _ document: Bundle.Document, owner: String?, overwrite: Bool, _ connection: ServerConnection
+    ) throws(AccordError) -> Outcome {
+        var body: [(String, AnyValue)] = [
+            ("metadata", document.metadata), ("update", .string(Data(document.update).base64EncodedString())),
+            ("overwrite", .bool(overwrite)),
+        ]
+        if let owner { body.append(("owner", .string(owner))) }
+        if let schema = document.recordsSchema { body.append(("recordsSchema", schema)) }
+        let path = "/v1/admin/documents/" + (ServerConnection.documentPath(document.id).dropFirst("/v1/documents/".count)) + "/import"
+        do throws(AccordError) {
+            let result = try connection.call("POST", path, body: Array(AnyValue.object(OrderedObject(body)).jsonText.utf8))
+            if case .object(let fields) = result, fields["merged"] == .bool(true) { return .merged }
+            return .imported
+        } catch where error.code == .documentExists {
+            Output.error("skipped \(document.id): it exists (pass --overwrite to merge into it)")
+            return .skipped
+        }
     }
 
     private static func requiredOutput(_ args: inout Arguments) throws(AccordError) -> String {

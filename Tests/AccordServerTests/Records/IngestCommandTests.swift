@@ -82,6 +82,8 @@ struct IngestCommandTests {
         try await server.prepareRecords("data", schema: Self.schema)
         let input = try TemporaryDirectory()
         try Self.writeInput(input.path, count: total)
+        // A connected client converges onto the ingest without reopening.
+        let client = try await server.client("olivia", document: "data")
         // A reader counting the three models one after another while the ingest runs:
         // each count is none or all of its model, and once one model is all there, every
         // model read after it is too (the three land in one transaction).
@@ -104,18 +106,38 @@ struct IngestCommandTests {
             #expect(!landed.contains(-1) && landed == landed.sorted(), "a reader saw part of the ingest: \(counts)")
         }
         #expect(seen.last == full)
+        try await eventually("the connected client has every record", timeout: .seconds(30)) {
+            client.edit("data") { doc in
+                ["people", "places", "visits"].map { (try? doc.getMap($0).count) ?? 0 } == full
+            }
+        }
+        client.close()
         #expect(try await count(server, "people") == (total + 2) / 3)
         let person = try await server.call("GET", "/v1/documents/data/records/people/p0", user: "olivia")
         #expect(person.record["age"] as? Int == 1)  // defaults for new records
 
         // A second ingest merges: patch one field, delete one record, leave the rest.
-        try "p0\t{\"age\":40}\np3\t{\"_deleted\":true}\n".write(toFile: input.path + "/people.ndjson", atomically: true, encoding: .utf8)
+        // Lines apply in order: a record named twice gets both (the second line's defaults
+        // never undo the first), one deleted then written again exists.
+        try """
+            p0\t{"age":40}
+            p3\t{"_deleted":true}
+            p6\t{"age":7}
+            p6\t{"name":"x"}
+            p9\t{"_deleted":true}
+            p9\t{"name":"again"}
+
+            """.write(toFile: input.path + "/people.ndjson", atomically: true, encoding: .utf8)
         for name in ["places", "visits"] { try FileManager.default.removeItem(atPath: input.path + "/\(name).ndjson") }
         let second = try await Self.accord(["documents", "ingest", "data", "--input", input.path, "-y"] + options(server))
         #expect(second.status == 0, "\(second.stderr)")
         let patched = try await server.call("GET", "/v1/documents/data/records/people/p0", user: "olivia")
         #expect(patched.record["age"] as? Int == 40 && patched.record["name"] as? String == "person 0")
         #expect(try await server.call("GET", "/v1/documents/data/records/people/p3", user: "olivia").status == 404)
+        let p6 = try await server.call("GET", "/v1/documents/data/records/people/p6", user: "olivia")
+        #expect(p6.record["name"] as? String == "x" && p6.record["age"] as? Int == 7, "\(p6.text)")
+        let p9 = try await server.call("GET", "/v1/documents/data/records/people/p9", user: "olivia")
+        #expect(p9.record["name"] as? String == "again" && p9.record["age"] as? Int == 1, "\(p9.text)")
         try await server.stop()
     }
 
@@ -134,6 +156,23 @@ struct IngestCommandTests {
         let reserved = try await Self.accord(["documents", "ingest", "data", "--input", input.path, "-y"] + options(server))
         #expect(reserved.status == 1 && reserved.stderr.contains("RESERVED_FIELD_NAME") && reserved.stderr.contains("people.ndjson line 1"))
         #expect(try server.documentState("data") == before)
+        try await server.stop()
+    }
+
+    @Test func uniqueKeysAreCheckedAcrossTheWholeIngest() async throws {
+        let server = try TestServer()
+        try await server.prepareRecords("data")  // tasks: "code" is unique
+        let input = try TemporaryDirectory()
+        try "t1\t{\"code\":\"A\"}\nt2\t{\"code\":\"A\"}\n".write(toFile: input.path + "/tasks.ndjson", atomically: true, encoding: .utf8)
+        let before = try server.documentState("data")
+        let clash = try await Self.accord(["documents", "ingest", "data", "--input", input.path, "-y"] + options(server))
+        #expect(clash.status == 1 && clash.stderr.contains("UNIQUE_VIOLATION"), "\(clash.stderr)")
+        #expect(try server.documentState("data") == before)
+        try "t1\t{\"code\":\"A\"}\nt2\t{\"code\":\"B\",\"title\":\"two\"}\n".write(
+            toFile: input.path + "/tasks.ndjson", atomically: true, encoding: .utf8)
+        let fine = try await Self.accord(["documents", "ingest", "data", "--input", input.path, "-y"] + options(server))
+        #expect(fine.status == 0, "\(fine.stderr)")
+        #expect(try await count(server, "tasks") == 2)
         try await server.stop()
     }
 
