@@ -61,6 +61,18 @@ enum SharingWire {
             metadata: metadata, thumbnailBlobID: wire.thumbnailBlobId)
     }
 
+    /// `{"created": bool, "document": {...}}`.
+    static func aliased(_ body: [UInt8]) throws(AccordError) -> AliasedDocument {
+        struct Created: Decodable { var created: Bool }
+        let created = try decode(Created.self, body).created
+        guard case .object(let fields) = try AnyValue(jsonText: String(decoding: body, as: UTF8.self)),
+            let document = fields.dictionary["document"]
+        else {
+            throw AccordError(.unexpectedResponse, "the server's alias answer has no document")
+        }
+        return AliasedDocument(document: try info(Array(document.jsonText.utf8)), created: created)
+    }
+
     static func permissions(_ body: [UInt8]) throws(AccordError) -> DocumentPermissions {
         let wire = try decode(Permissions.self, body)
         return DocumentPermissions(owner: wire.owner, members: wire.members, linkAccess: wire.linkAccess)

@@ -24,6 +24,9 @@ public struct DocumentAccess: Sendable, Hashable, Codable {
     /// nil while it was never changed. Answered by `GET …/link-access`.
     public var linkAccessChangedBy: String?
     public var linkAccessChangedAt: Int64?
+    /// True for a user's root document (``DocumentDirectory/rootDocument(of:)``), which
+    /// is never shared, transferred or deleted; nil otherwise (so other rows keep their bytes).
+    public var isRoot: Bool?
 
     public init(owner: String) {
         self.owner = owner

@@ -45,10 +45,11 @@ final class RESTHarness: Sendable {
 
     /// Every record the API can write, by category and key: compared before and after a
     /// refused call, which must leave them byte-identical.
-    func storedState() throws -> [String: [String: [UInt8]]] {
+    func storedState(including extra: [String] = []) throws -> [String: [String: [UInt8]]] {
         try documents.storage.withAdapter { adapter in
             var state: [String: [String: [UInt8]]] = [:]
-            for category in ["server.access", "server.details", "doc.meta", "doc.snapshot", "doc.log"].map(StorageCategory.init(rawValue:)) {
+            let categories = ["server.access", "server.details", "doc.meta", "doc.snapshot", "doc.log"] + extra
+            for category in categories.map(StorageCategory.init(rawValue:)) {
                 for key in try adapter.keys(in: category) {
                     state[category.rawValue, default: [:]][key] = try adapter.read(category, key: key)
                 }

@@ -14,6 +14,7 @@ extension DocumentsAPI {
         try requireDocument(id)
         let result = try directory.access.update(id) { row throws(AccordError) in
             _ = try Self.requireRole(.owner, of: user, in: row, on: id)
+            try Self.refuseRoot(row, id, "transferred")
             guard var access = row, access.owner != newOwner else { return }
             access.members[access.owner] = .readWrite
             access.members[newOwner] = nil

@@ -28,6 +28,7 @@ extension DocumentsAPI {
             case .none:
                 return
             case .grant(let member, let role):
+                try Self.refuseRoot(access, id, "shared")
                 try Self.refuseOwner(member, of: access)
                 access.members[member] = role
             case .revoke(let member):
