@@ -27,6 +27,9 @@ public struct DocumentAccess: Sendable, Hashable, Codable {
     /// True for a user's root document (``DocumentDirectory/rootDocument(of:)``), which
     /// is never shared, transferred or deleted; nil otherwise (so other rows keep their bytes).
     public var isRoot: Bool?
+    /// The sequence of this document's entry in its owner's listing
+    /// (`DocumentDirectory+Owned.swift`); an entry with another sequence is stale.
+    public var ownerListing: UInt64?
 
     public init(owner: String) {
         self.owner = owner

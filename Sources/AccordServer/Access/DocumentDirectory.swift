@@ -71,6 +71,9 @@ public struct DocumentDirectory: Sendable {
         if try documents.contains(id) {
             throw AccordError(.documentExists, "document \(id) already exists", details: ["document": id.rawValue])
         }
+        try row.validate()
+        var row = row
+        row.ownerListing = try appendOwned(id, owner: row.owner)
         try access.setAccess(row, for: id)
         try beforeDocument()
         do {

@@ -6,11 +6,12 @@ extension DocumentsAPI {
     static let aliasPrefix = "/v1/aliases/user/"
     static let rootPath = "/v1/me/root"
 
-    /// Adds the alias and root-document routes (``register(in:)`` calls it).
+    /// Adds the alias, root-document and listing routes (``register(in:)`` calls it).
     func registerAliases(in routes: inout HTTPRoutes) {
         let alias: HTTPRoutes.Handler = { request in respondToAlias(request) }
         for method in [HTTPMethod.get, .put, .post] { routes.add(method, prefix: Self.aliasPrefix, alias) }
         routes.add(.put, Self.rootPath) { request in respondToRoot(request) }
+        routes.add(.get, Self.ownedPath) { request in respondToOwned(request) }
     }
 
     /// `/v1/aliases/user/{aliasKey}`, for the signed-in user's own aliases:

@@ -19,6 +19,8 @@ extension DocumentsAPI {
             access.members[access.owner] = .readWrite
             access.members[newOwner] = nil
             access.owner = newOwner
+            // Last, after every check: the new owner lists it from now on.
+            access.ownerListing = try directory.appendOwned(id, owner: newOwner)
             row = access
         }
         if result.changed { accessChanged(id) }
