@@ -50,6 +50,28 @@ import AccordTesting
         #expect(taken?.httpStatus == 409)
     }
 
+    @Test func ownedDocumentsPageThroughEverythingTheUserOwns() async throws {
+        let phone = try device("olivia", "phone")
+        var made: [DocumentID] = []
+        for index in 0..<7 {
+            made.append(try await phone.documents.getOrCreateWithAlias(
+                alias: AliasRef(aliasKey: "doc \(index)"), tags: index.isMultiple(of: 2) ? ["even"] : []).document.id)
+        }
+        var listed: [DocumentID] = []
+        var cursor: String?
+        repeat {
+            let page = try await phone.me.ownedDocuments(limit: 3, cursor: cursor)
+            #expect(page.documents.count <= 3)
+            listed += page.documents.map(\.id)
+            cursor = page.nextCursor
+        } while cursor != nil
+        #expect(listed == made)
+        #expect(try await phone.me.ownedDocuments(tag: "even").documents.map(\.id) == [made[0], made[2], made[4], made[6]])
+        #expect(try await device("rita", "rita").me.ownedDocuments().documents.isEmpty)
+        let bad = await #expect(throws: AccordError.self) { try await phone.me.ownedDocuments(cursor: "nope") }
+        #expect(bad?.code == .invalidArgument && bad?.httpStatus == 400)
+    }
+
     @Test func theRootDocumentIsTheSameOnEveryDeviceAndCannotBeSharedOrDeleted() async throws {
         let phone = try device("olivia", "phone")
         let laptop = try device("olivia", "laptop")

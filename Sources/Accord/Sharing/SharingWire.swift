@@ -73,6 +73,18 @@ enum SharingWire {
         return AliasedDocument(document: try info(Array(document.jsonText.utf8)), created: created)
     }
 
+    /// `{"documents": [...], "nextCursor": string|null}`.
+    static func page(_ body: [UInt8]) throws(AccordError) -> DocumentPage {
+        guard case .object(let fields) = try AnyValue(jsonText: String(decoding: body, as: UTF8.self)),
+            case .array(let documents)? = fields.dictionary["documents"]
+        else {
+            throw AccordError(.unexpectedResponse, "the server's page has no documents")
+        }
+        var infos: [DocumentInfo] = []
+        for document in documents { infos.append(try info(Array(document.jsonText.utf8))) }
+        return DocumentPage(documents: infos, nextCursor: fields.dictionary["nextCursor"]?.stringValue)
+    }
+
     static func permissions(_ body: [UInt8]) throws(AccordError) -> DocumentPermissions {
         let wire = try decode(Permissions.self, body)
         return DocumentPermissions(owner: wire.owner, members: wire.members, linkAccess: wire.linkAccess)
