@@ -106,7 +106,7 @@ let package = Package(
             name: "accord-bench",
             dependencies: [
                 "AccordCRDT", "AccordStore", "AccordNet", "AccordSync", "AccordRecords", "AccordTesting", "AccordTOML",
-                "AccordCodegen",
+                "AccordCodegen", "AccordServer",
             ],
             swiftSettings: swiftSettings
         ),

@@ -14,6 +14,18 @@ extension DocumentsAPI {
         routes.add(.get, Self.ownedPath) { request in respondToOwned(request) }
     }
 
+    /// The answer for the alias, root and listing paths with their methods, as
+    /// ``registerAliases(in:)`` routes them; nil for any other request.
+    func respondToUserRoute(_ request: HTTPRequest) -> HTTPResponse? {
+        switch (request.method, request.path) {
+        case (.put, Self.rootPath): return respondToRoot(request)
+        case (.get, Self.ownedPath): return respondToOwned(request)
+        case (.get, _), (.put, _), (.post, _):
+            return request.path.utf8.starts(with: Self.aliasPrefix.utf8) ? respondToAlias(request) : nil
+        default: return nil
+        }
+    }
+
     /// `/v1/aliases/user/{aliasKey}`, for the signed-in user's own aliases:
     /// - `GET`: the document the alias names (404 `DOCUMENT_NOT_FOUND` without one);
     /// - `PUT {"title"?, "tags"?}`: get or create, atomically; 201 when created, else 200;

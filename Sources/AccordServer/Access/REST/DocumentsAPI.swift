@@ -63,6 +63,7 @@ public struct DocumentsAPI: Sendable {
     /// The response to a request, with the same routing as ``register(in:)``; tests call
     /// it without a server.
     public func respond(to request: HTTPRequest) -> HTTPResponse {
+        if let userRoute = respondToUserRoute(request) { return userRoute }
         let route: DocumentsRoute
         switch DocumentsRoute.parse(request.method, request.path) {
         case .success(let parsed): route = parsed
