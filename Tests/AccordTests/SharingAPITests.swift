@@ -51,6 +51,10 @@ import AccordTesting
         #expect(granted.members == ["rita": .reader, "wes": .reader])  // the latest grant wins
         #expect(try await olivia.documents.getPermissions(id) == granted)
         #expect(try await rita.documents.get(id).permission == .reader)
+        let shared = try await rita.me.sharedDocuments()
+        #expect(shared.documents.map(\.id) == [id] && shared.nextCursor == nil)
+        #expect(shared.documents.first?.grantedBy == "olivia" && shared.documents.first?.source == "direct")
+        #expect(shared.documents.first?.permission == .reader)
 
         // Ownership moves; the previous owner stays a read-write member.
         let transferred = try await olivia.documents.transferOwnership(id, to: "rita")

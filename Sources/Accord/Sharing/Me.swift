@@ -21,6 +21,20 @@ public struct Me: Sendable {
     }
 }
 
+extension Me {
+    /// One page of the documents shared with the user by a direct grant (not those
+    /// reached only through link access), in the order they were first granted, each
+    /// with `permission`, `grantedBy` and `source`. Same paging as ``ownedDocuments(tag:limit:cursor:)``.
+    public func sharedDocuments(tag: String? = nil, limit: Int = 50, cursor: String? = nil) async throws(AccordError)
+        -> DocumentPage
+    {
+        var query: [(name: String, value: String)] = [("limit", String(limit))]
+        if let tag { query.append(("tag", tag)) }
+        if let cursor { query.append(("cursor", cursor)) }
+        return try SharingWire.page(try await client.send(ServerCall(.get, ["v1", "me", "shared"], query: query)))
+    }
+}
+
 /// A page of a listing.
 public struct DocumentPage: Sendable, Hashable {
     public var documents: [DocumentInfo]

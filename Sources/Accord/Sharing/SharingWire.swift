@@ -14,6 +14,8 @@ enum SharingWire {
         var permission: DocumentPermission
         var owner: String
         var thumbnailBlobId: String?
+        var grantedBy: String?
+        var source: String?
     }
 
     struct Permissions: Decodable {
@@ -58,7 +60,7 @@ enum SharingWire {
         return DocumentInfo(
             id: try DocumentID(validating: wire.id), title: wire.title, tags: wire.tags, created: try date(wire.created),
             updated: try date(wire.updated), size: wire.size, permission: wire.permission, owner: wire.owner,
-            metadata: metadata, thumbnailBlobID: wire.thumbnailBlobId)
+            metadata: metadata, thumbnailBlobID: wire.thumbnailBlobId, grantedBy: wire.grantedBy, source: wire.source)
     }
 
     /// `{"created": bool, "document": {...}}`.

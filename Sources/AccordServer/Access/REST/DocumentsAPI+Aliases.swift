@@ -12,6 +12,7 @@ extension DocumentsAPI {
         for method in [HTTPMethod.get, .put, .post] { routes.add(method, prefix: Self.aliasPrefix, alias) }
         routes.add(.put, Self.rootPath) { request in respondToRoot(request) }
         routes.add(.get, Self.ownedPath) { request in respondToOwned(request) }
+        routes.add(.get, Self.sharedPath) { request in respondToShared(request) }
     }
 
     /// The answer for the alias, root and listing paths with their methods, as
@@ -20,6 +21,7 @@ extension DocumentsAPI {
         switch (request.method, request.path) {
         case (.put, Self.rootPath): return respondToRoot(request)
         case (.get, Self.ownedPath): return respondToOwned(request)
+        case (.get, Self.sharedPath): return respondToShared(request)
         case (.get, _), (.put, _), (.post, _):
             return request.path.utf8.starts(with: Self.aliasPrefix.utf8) ? respondToAlias(request) : nil
         default: return nil

@@ -5,6 +5,7 @@ import AccordStore
 
 extension DocumentsAPI {
     static let ownedPath = "/v1/me/documents"
+    static let sharedPath = "/v1/me/shared"
     static let defaultPageSize = 50
     static let maxPageSize = 200
 
@@ -23,6 +24,31 @@ extension DocumentsAPI {
             for metadata in page.documents {
                 let details = try directory.details(metadata.id)
                 bodies.append(DocumentBody(metadata, permission: .owner, owner: user, details: details))
+            }
+            return RESTJSON.response(status: 200, PageBody(documents: bodies, nextCursor: page.next.map(Self.encodeCursor)))
+        } catch {
+            return RESTError.response(error)
+        }
+    }
+
+    /// `GET /v1/me/shared?tag=&limit=&cursor=`: documents shared with the caller by a
+    /// direct grant (not those reached only through link access), in the order they
+    /// were first granted, each with `permission` (the caller's effective role),
+    /// `grantedBy` (the owner) and `source` (`"direct"`). Same page shape and cursors
+    /// as the owned listing.
+    func respondToShared(_ request: HTTPRequest) -> HTTPResponse {
+        do throws(AccordError) {
+            let user = try authenticatedUser(request)
+            let limit = try Self.pageSize(request.queryValue("limit"))
+            let after = try request.queryValue("cursor").map(Self.decodeCursor) ?? 0
+            let page = try directory.sharedDocuments(of: user, tag: request.queryValue("tag"), after: after, limit: limit)
+            var bodies: [DocumentBody] = []
+            for (metadata, access) in page.entries {
+                guard let role = access.role(of: user) else { continue }
+                var body = DocumentBody(metadata, permission: role, owner: access.owner, details: try directory.details(metadata.id))
+                body.grantedBy = access.owner
+                body.source = "direct"
+                bodies.append(body)
             }
             return RESTJSON.response(status: 200, PageBody(documents: bodies, nextCursor: page.next.map(Self.encodeCursor)))
         } catch {

@@ -18,8 +18,11 @@ extension DocumentsAPI {
             guard var access = row, access.owner != newOwner else { return }
             access.members[access.owner] = .readWrite
             access.members[newOwner] = nil
+            access.setMemberListing(newOwner, nil)
+            // Last, after every check: the new owner lists it as owned, the previous
+            // one as shared with them.
+            access.setMemberListing(access.owner, try directory.appendShared(id, member: access.owner))
             access.owner = newOwner
-            // Last, after every check: the new owner lists it from now on.
             access.ownerListing = try directory.appendOwned(id, owner: newOwner)
             row = access
         }
