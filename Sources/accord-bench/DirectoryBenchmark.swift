@@ -9,6 +9,8 @@ import Foundation
 /// - `owned_list_10k`: a user owning `documents` documents asks for the first page of
 ///   50 (`GET /v1/me/documents`, the whole handler: listing, details, JSON); p50/p99.
 /// - `owned_list_10k_middle`: the same for a page in the middle (a cursor).
+/// - `shared_list_10k`: the first page of 50 of the `documents` documents shared with
+///   another user by direct grants (`GET /v1/me/shared`).
 /// - `alias_race_20`: 20 threads call get-or-create on one new alias at once, until all
 ///   have their answer; checks exactly one created it.
 struct DirectoryBenchmark {
@@ -21,6 +23,7 @@ struct DirectoryBenchmark {
               The server's document directory in process on a SQLite file in DIR:
               owned_list_10k and owned_list_10k_middle (a page of 50 of a user's N owned
               documents through the REST handler; p50_ms, p99_ms; target p99 under 10 ms),
+              shared_list_10k (a page of 50 of N documents granted to another user),
               alias_race_20 (20 threads racing get-or-create on one alias; exactly one
               creates). Default N 10000.
         """
@@ -42,11 +45,18 @@ struct DirectoryBenchmark {
         }
         try store.flush()
 
-        func page(_ cursor: String?) throws -> HTTPResponse {
+        for index in 0..<documents {
+            let grant = api.respond(to: HTTPRequest(
+                method: .put, path: "/v1/documents/doc-\(index)/permissions", headers: ["x-user": "olivia"],
+                body: Array(#"{"user":"rita","role":"reader"}"#.utf8)))
+            guard grant.status == 200 else { throw BenchFailure("grant answered \(grant.status)") }
+        }
+        try store.flush()
+
+        func page(_ cursor: String?, path: String = "/v1/me/documents", user: String = "olivia") throws -> HTTPResponse {
             var query = [QueryItem(name: "limit", value: "50")]
             if let cursor { query.append(QueryItem(name: "cursor", value: cursor)) }
-            let response = api.respond(
-                to: HTTPRequest(method: .get, path: "/v1/me/documents", query: query, headers: ["x-user": "olivia"]))
+            let response = api.respond(to: HTTPRequest(method: .get, path: path, query: query, headers: ["x-user": user]))
             guard response.status == 200 else { throw BenchFailure("listing answered \(response.status)") }
             return response
         }
@@ -60,6 +70,8 @@ struct DirectoryBenchmark {
         }
         let (middle, middleResponse) = try Timing.measure(samples: samples) { try page(cursor) }
         emit("owned_list_10k_middle", middle, bytes: middleResponse.body.count)
+        let (shared, sharedResponse) = try Timing.measure(samples: samples) { try page(nil, path: "/v1/me/shared", user: "rita") }
+        emit("shared_list_10k", shared, bytes: sharedResponse.body.count)
 
         var round = 0
         let (race, created) = try Timing.measure(samples: max(samples / 10, 5)) { () throws -> Int in
