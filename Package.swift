@@ -118,7 +118,7 @@ let package = Package(
             name: "accord-bench",
             dependencies: [
                 "AccordCRDT", "AccordStore", "AccordNet", "AccordSync", "AccordRecords", "AccordTesting", "AccordTOML",
-                "AccordCodegen", "AccordDatabase",
+                "AccordCodegen", "AccordDatabase", "AccordServer",
             ],
             swiftSettings: swiftSettings
         ),

@@ -49,10 +49,15 @@ extension ErrorCode {
     /// for the client (drop the local copy).
     public static let documentDeleted = ErrorCode(rawValue: "DOCUMENT_DELETED")
 
+    /// The caller's alias already names a document (`createWithAlias`, REST 409).
+    public static let aliasExists = ErrorCode(rawValue: "ALIAS_EXISTS")
+    /// A user's root document is never shared, transferred or deleted (REST 403).
+    public static let rootDocumentProtected = ErrorCode(rawValue: "ROOT_DOCUMENT_PROTECTED")
+
     /// Every code defined by AccordServer, for golden tests and documentation.
     public static let allServerCodes: [ErrorCode] = [
         .unauthenticated, .permissionDenied, .docAccessDenied, .documentUnavailable, .messageTooLarge,
         .documentTooLarge, .rateLimited, .awarenessClientTaken, .slowConsumer, .tooManyConnections, .tooManyRooms,
-        .tooManyDocuments, .quotaExceeded, .metadataTooLarge, .documentDeleted,
+        .tooManyDocuments, .quotaExceeded, .metadataTooLarge, .documentDeleted, .aliasExists, .rootDocumentProtected,
     ]
 }

@@ -58,6 +58,8 @@ enum BenchCommand {
 
         \(IngestBenchmark.usage)
 
+        \(DirectoryBenchmark.usage)
+
           accord-bench toml [--samples N] [--dir DIR] [--python PATH]
               Parses two generated 1 MB TOML documents with AccordTOML (models.toml: many
               [models.x.fields.y] tables of small keys; mixed.toml: every value type), one
@@ -126,6 +128,8 @@ enum BenchCommand {
             return try DatabaseBenchmark.parse(rest).run()
         case "toml":
             return try parseTOML(rest).run()
+        case "directory":
+            return try DirectoryBenchmark.parse(rest).run()
         case "_resident":
             // Child process of resident_doc: _resident <update file> <expected UTF-16 length>.
             #if os(Linux)

@@ -51,6 +51,10 @@ import AccordTesting
         #expect(granted.members == ["rita": .reader, "wes": .reader])  // the latest grant wins
         #expect(try await olivia.documents.getPermissions(id) == granted)
         #expect(try await rita.documents.get(id).permission == .reader)
+        let shared = try await rita.me.sharedDocuments()
+        #expect(shared.documents.map(\.id) == [id] && shared.nextCursor == nil)
+        #expect(shared.documents.first?.grantedBy == "olivia" && shared.documents.first?.source == "direct")
+        #expect(shared.documents.first?.permission == .reader)
 
         // Ownership moves; the previous owner stays a read-write member.
         let transferred = try await olivia.documents.transferOwnership(id, to: "rita")
@@ -162,6 +166,27 @@ import AccordTesting
         #expect(gone?.code == .documentNotFound)
     }
 
+    @Test func aRefusedTokenIsAskedForAgainOnceThenTheServersRefusalStands() async throws {
+        let olivia = try client("olivia")
+        let id = try await sharedDocument(olivia)
+        let good = tokens.mint(subject: "olivia", ttl: 3600)
+        let reasons = ReasonLog()
+        let refreshing = try AccordClient(
+            serverURL: "ws://127.0.0.1:\(server.port)", storePath: directory.file("refreshing.sqlite")
+        ) { reason in
+            reasons.add(reason)
+            if case .unauthenticated = reason { return good }
+            return "expired-token"
+        }
+        #expect(try await refreshing.documents.get(id).permission == .owner)
+        #expect(reasons.count == 2)
+
+        let neverValid = try AccordClient(
+            serverURL: "ws://127.0.0.1:\(server.port)", storePath: directory.file("never.sqlite")) { _ in "bad" }
+        let refused = await #expect(throws: AccordError.self) { try await neverValid.documents.get(id) }
+        #expect(refused?.code == ErrorCode(rawValue: "UNAUTHENTICATED") && refused?.httpStatus == 401)
+    }
+
     @Test func anUnreachableServerIsANetworkErrorNotARefusal() async throws {
         // A port that was free a moment ago: nothing listens there.
         var configuration = AccordServer.Configuration()
@@ -184,4 +209,13 @@ import AccordTesting
             try await Task.sleep(for: .milliseconds(20))
         }
     }
+}
+
+/// Token requests seen by a provider, from any task.
+private final class ReasonLog: @unchecked Sendable {
+    // Invariant: `reasons` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var reasons: [TokenRequestReason] = []
+    func add(_ reason: TokenRequestReason) { lock.withLock { reasons.append(reason) } }
+    var count: Int { lock.withLock { reasons.count } }
 }

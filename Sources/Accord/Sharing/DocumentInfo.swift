@@ -19,6 +19,10 @@ public struct DocumentInfo: Sendable, Hashable {
     public var metadata: AnyValue?
     /// Stored and returned as given; nil when unset.
     public var thumbnailBlobID: String?
+    /// In the shared listing: who granted the caller access (the owner) and how
+    /// (`"direct"`); nil elsewhere.
+    public var grantedBy: String? = nil
+    public var source: String? = nil
 }
 
 /// One field of ``Documents/update(_:title:tags:thumbnailBlobID:metadata:)``: leave it,

@@ -14,6 +14,8 @@ enum SharingWire {
         var permission: DocumentPermission
         var owner: String
         var thumbnailBlobId: String?
+        var grantedBy: String?
+        var source: String?
     }
 
     struct Permissions: Decodable {
@@ -58,7 +60,31 @@ enum SharingWire {
         return DocumentInfo(
             id: try DocumentID(validating: wire.id), title: wire.title, tags: wire.tags, created: try date(wire.created),
             updated: try date(wire.updated), size: wire.size, permission: wire.permission, owner: wire.owner,
-            metadata: metadata, thumbnailBlobID: wire.thumbnailBlobId)
+            metadata: metadata, thumbnailBlobID: wire.thumbnailBlobId, grantedBy: wire.grantedBy, source: wire.source)
+    }
+
+    /// `{"created": bool, "document": {...}}`.
+    static func aliased(_ body: [UInt8]) throws(AccordError) -> AliasedDocument {
+        struct Created: Decodable { var created: Bool }
+        let created = try decode(Created.self, body).created
+        guard case .object(let fields) = try AnyValue(jsonText: String(decoding: body, as: UTF8.self)),
+            let document = fields.dictionary["document"]
+        else {
+            throw AccordError(.unexpectedResponse, "the server's alias answer has no document")
+        }
+        return AliasedDocument(document: try info(Array(document.jsonText.utf8)), created: created)
+    }
+
+    /// `{"documents": [...], "nextCursor": string|null}`.
+    static func page(_ body: [UInt8]) throws(AccordError) -> DocumentPage {
+        guard case .object(let fields) = try AnyValue(jsonText: String(decoding: body, as: UTF8.self)),
+            case .array(let documents)? = fields.dictionary["documents"]
+        else {
+            throw AccordError(.unexpectedResponse, "the server's page has no documents")
+        }
+        var infos: [DocumentInfo] = []
+        for document in documents { infos.append(try info(Array(document.jsonText.utf8))) }
+        return DocumentPage(documents: infos, nextCursor: fields.dictionary["nextCursor"]?.stringValue)
     }
 
     static func permissions(_ body: [UInt8]) throws(AccordError) -> DocumentPermissions {

@@ -51,7 +51,11 @@ final class HTTPClientCore: LWSCallbackHandler {
     private func apply(_ command: HTTPClientCommand) {
         switch command {
         case .start(let id, let request, let target, let slot):
-            guard let context, !slot.isFinished else { return }  // timed out or cancelled while queued
+            guard !slot.isFinished else { return }  // timed out or cancelled while queued
+            guard let context else {
+                slot.finish(.failure(NetError(.cancelled, "the HTTP client stopped")))
+                return
+            }
             let exchange = HTTPExchange(
                 id: id, request: request, target: target, maxResponseSize: maxResponseSize, slot: slot,
                 onFinish: { [weak self] finished in self?.exchanges[finished.id] = nil })

@@ -23,6 +23,9 @@ public final class AccessStore: Sendable {
     /// Serializes ``DocumentDirectory/create(_:owner:title:tags:)`` across every directory
     /// built on this store, so two creators of one id cannot both write an owner row.
     let creation = NSLock()
+    /// Serializes appends to the owned-documents listing (`DocumentDirectory+Owned.swift`),
+    /// which creation and ownership transfer both make.
+    let listing = NSLock()
 
     public init(storage: SerialStorage) {
         self.storage = storage

@@ -24,6 +24,15 @@ public struct DocumentAccess: Sendable, Hashable, Codable {
     /// nil while it was never changed. Answered by `GET …/link-access`.
     public var linkAccessChangedBy: String?
     public var linkAccessChangedAt: Int64?
+    /// True for a user's root document (``DocumentDirectory/rootDocument(of:)``), which
+    /// is never shared, transferred or deleted; nil otherwise (so other rows keep their bytes).
+    public var isRoot: Bool?
+    /// The sequence of this document's entry in its owner's listing
+    /// (`DocumentDirectory+Owned.swift`); an entry with another sequence is stale.
+    public var ownerListing: UInt64?
+    /// Per member, the sequence of this document's entry in their shared-with-me listing;
+    /// nil while no member has one.
+    public var memberListings: [String: UInt64]?
 
     public init(owner: String) {
         self.owner = owner
@@ -41,6 +50,14 @@ public struct DocumentAccess: Sendable, Hashable, Codable {
         if user == owner { return .owner }
         let best = [members[user], linkAccess].compactMap { $0 }.max()
         return best.map { min($0, .readWrite) }
+    }
+
+    /// Sets or (with nil) removes a member's shared-listing sequence, keeping
+    /// ``memberListings`` nil rather than empty.
+    mutating func setMemberListing(_ user: String, _ sequence: UInt64?) {
+        var listings = memberListings ?? [:]
+        listings[user] = sequence
+        memberListings = listings.isEmpty ? nil : listings
     }
 
     /// Checks the rules a stored row keeps: valid user ids, no second owner, a link

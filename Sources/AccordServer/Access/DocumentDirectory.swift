@@ -65,10 +65,23 @@ public struct DocumentDirectory: Sendable {
         // anything the document store calls, so its observers cannot deadlock with it.
         access.creation.lock()
         defer { access.creation.unlock() }
+        return try createWhileLocked(id, access: DocumentAccess(owner: owner), title: title, tags: tags)
+    }
+
+    /// ``create(_:owner:title:tags:)`` for a caller that holds `access.creation` (alias
+    /// creation, which must look up and create as one step) and counted the quota.
+    func createWhileLocked(
+        _ id: DocumentID, access row: DocumentAccess, beforeDocument: () throws(AccordError) -> Void = {},
+        title: String, tags: [String]
+    ) throws(AccordError) -> DocumentMetadata {
         if try documents.contains(id) {
             throw AccordError(.documentExists, "document \(id) already exists", details: ["document": id.rawValue])
         }
-        try access.setAccess(DocumentAccess(owner: owner), for: id)
+        try row.validate()
+        var row = row
+        row.ownerListing = try appendOwned(id, owner: row.owner)
+        try access.setAccess(row, for: id)
+        try beforeDocument()
         do {
             return try documents.create(id, title: title, tags: tags)
         } catch {

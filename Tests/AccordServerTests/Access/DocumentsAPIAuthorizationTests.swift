@@ -148,11 +148,12 @@ import AccordServer
         let access = try #require(try harness.directory.access.access(id))
         switch call {
         case .create:
-            #expect(try harness.directory.access.access("fresh") == DocumentAccess(owner: subject.user))
+            #expect(try (harness.directory.access.access("fresh")?.unlisted) == DocumentAccess(owner: subject.user))
             #expect(try harness.documents.metadata("fresh").title == "T")
             var unchanged = try harness.storedState()
             unchanged["server.access"]?["fresh"] = nil
             unchanged["doc.meta"]?["fresh"] = nil
+            unchanged["server.owned"]?[subject.user] = before["server.owned"]?[subject.user]  // the new listing entry
             #expect(unchanged == before)
         case .getDocument:
             let effective: [Subject: String] = [

@@ -45,13 +45,20 @@ final class RESTHarness: Sendable {
 
     /// Every record the API can write, by category and key: compared before and after a
     /// refused call, which must leave them byte-identical.
-    func storedState() throws -> [String: [String: [UInt8]]] {
+    func storedState(including extra: [String] = []) throws -> [String: [String: [UInt8]]] {
         try documents.storage.withAdapter { adapter in
             var state: [String: [String: [UInt8]]] = [:]
-            for category in ["server.access", "server.details", "doc.meta", "doc.snapshot", "doc.log"].map(StorageCategory.init(rawValue:)) {
+            let categories = ["server.access", "server.details", "doc.meta", "doc.snapshot", "doc.log"] + extra
+            for category in categories.map(StorageCategory.init(rawValue:)) {
                 for key in try adapter.keys(in: category) {
                     state[category.rawValue, default: [:]][key] = try adapter.read(category, key: key)
                 }
+            }
+            // The owned-documents listing is a log per user: its entries, flattened.
+            let owned = StorageCategory(rawValue: "server.owned")
+            for key in try adapter.logKeys(in: owned) {
+                let entries = try adapter.readLog(owned, key: key)
+                state["server.owned", default: [:]][key] = entries.flatMap { Array("\($0.sequence):".utf8) + $0.value + [0] }
             }
             return state
         }
@@ -82,5 +89,15 @@ extension HTTPResponse {
     /// The body as a JSON object (empty when it is not one).
     var object: [String: Any] {
         ((try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]) ?? [:]
+    }
+}
+
+extension DocumentAccess {
+    /// The row without its owner-listing sequence, which depends on how many documents
+    /// the owner made before: for comparing with a row built by hand.
+    var unlisted: DocumentAccess {
+        var row = self
+        row.ownerListing = nil
+        return row
     }
 }

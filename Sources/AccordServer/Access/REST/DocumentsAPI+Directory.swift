@@ -50,7 +50,9 @@ extension DocumentsAPI {
     /// `DOCUMENT_DELETED`. 200 with `{"id": …, "deleted": true}`.
     func deleteDocument(_ id: DocumentID, user: String) throws(AccordError) -> HTTPResponse {
         try requireDocument(id)
-        _ = try Self.requireRole(.owner, of: user, in: try directory.access.access(id), on: id)
+        let access = try directory.access.access(id)
+        _ = try Self.requireRole(.owner, of: user, in: access, on: id)
+        try Self.refuseRoot(access, id, "deleted")
         try directory.delete(id)
         accessChanged(id)
         return RESTJSON.response(status: 200, DeletedBody(id: id.rawValue, deleted: true))

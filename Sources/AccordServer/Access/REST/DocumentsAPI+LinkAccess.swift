@@ -33,6 +33,7 @@ extension DocumentsAPI {
         try requireDocument(id)
         let result = try directory.access.update(id) { row throws(AccordError) in
             _ = try Self.requireRole(.readWrite, of: user, in: row, on: id)
+            if floor != nil { try Self.refuseRoot(row, id, "shared") }
             guard row?.linkAccess != floor else { return }  // unchanged: keep who set it and when
             row?.linkAccess = floor
             row?.linkAccessChangedBy = user

@@ -14,10 +14,16 @@ extension DocumentsAPI {
         try requireDocument(id)
         let result = try directory.access.update(id) { row throws(AccordError) in
             _ = try Self.requireRole(.owner, of: user, in: row, on: id)
+            try Self.refuseRoot(row, id, "transferred")
             guard var access = row, access.owner != newOwner else { return }
             access.members[access.owner] = .readWrite
             access.members[newOwner] = nil
+            access.setMemberListing(newOwner, nil)
+            // Last, after every check: the new owner lists it as owned, the previous
+            // one as shared with them.
+            access.setMemberListing(access.owner, try directory.appendShared(id, member: access.owner))
             access.owner = newOwner
+            access.ownerListing = try directory.appendOwned(id, owner: newOwner)
             row = access
         }
         if result.changed { accessChanged(id) }

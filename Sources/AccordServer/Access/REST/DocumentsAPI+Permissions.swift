@@ -28,11 +28,16 @@ extension DocumentsAPI {
             case .none:
                 return
             case .grant(let member, let role):
+                try Self.refuseRoot(access, id, "shared")
                 try Self.refuseOwner(member, of: access)
+                if access.members[member] == nil {  // a new member: list it for them (last, after the checks)
+                    access.setMemberListing(member, try directory.appendShared(id, member: member))
+                }
                 access.members[member] = role
             case .revoke(let member):
                 try Self.refuseOwner(member, of: access)
                 access.members[member] = nil
+                access.setMemberListing(member, nil)
             }
             row = access
         }

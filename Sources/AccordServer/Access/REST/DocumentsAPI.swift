@@ -57,18 +57,20 @@ public struct DocumentsAPI: Sendable {
         for method in [HTTPMethod.get, .put, .delete, .post, .patch] {
             routes.add(method, prefix: DocumentsRoute.collectionPath, handler)
         }
+        registerAliases(in: &routes)
     }
 
     /// The response to a request, with the same routing as ``register(in:)``; tests call
     /// it without a server.
     public func respond(to request: HTTPRequest) -> HTTPResponse {
+        if let userRoute = respondToUserRoute(request) { return userRoute }
         let route: DocumentsRoute
         switch DocumentsRoute.parse(request.method, request.path) {
         case .success(let parsed): route = parsed
         case .failure(let refusal): return refusal.response
         }
         do {
-            let user = try caller(of: request)
+            let user = try authenticatedUser(request)
             switch route {
             case .create: return try create(request, user: user)
             case .document(let id): return try document(try documentID(id), user: user)
@@ -86,7 +88,7 @@ public struct DocumentsAPI: Sendable {
     // MARK: Checks shared by the handlers
 
     /// The authenticated user; an id the access rows could not hold is no sign-in.
-    private func caller(of request: HTTPRequest) throws(AccordError) -> String {
+    func authenticatedUser(_ request: HTTPRequest) throws(AccordError) -> String {
         let user = try authenticate(request)
         do {
             try UserIDRule.validate(user)

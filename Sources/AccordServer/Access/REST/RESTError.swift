@@ -8,9 +8,9 @@ import AccordStore
 /// | code | status |
 /// |---|---|
 /// | `UNAUTHENTICATED` | 401 |
-/// | `DOC_ACCESS_DENIED`, `PERMISSION_DENIED` | 403 |
+/// | `DOC_ACCESS_DENIED`, `PERMISSION_DENIED`, `ROOT_DOCUMENT_PROTECTED` | 403 |
 /// | `DOCUMENT_NOT_FOUND` | 404 |
-/// | `DOCUMENT_EXISTS` | 409 |
+/// | `DOCUMENT_EXISTS`, `ALIAS_EXISTS` | 409 |
 /// | `INVALID_ARGUMENT`, `MALFORMED_JSON`, `METADATA_TOO_LARGE` | 400 |
 /// | `TOO_MANY_DOCUMENTS` | 429 |
 /// | anything else (storage errors) | 500 |
@@ -25,9 +25,9 @@ public enum RESTError {
     static func status(for code: ErrorCode) -> Int {
         switch code {
         case .unauthenticated: 401
-        case .docAccessDenied, .permissionDenied: 403
+        case .docAccessDenied, .permissionDenied, .rootDocumentProtected: 403
         case .documentNotFound: 404
-        case .documentExists: 409
+        case .documentExists, .aliasExists: 409
         case .invalidArgument, .malformedJSON, .metadataTooLarge: 400
         case .tooManyDocuments: 429
         default: 500

@@ -17,6 +17,9 @@ struct DocumentBody: Encodable {
     var owner: String
     var metadata: EncodableJSON
     var thumbnailBlobId: String?
+    /// Shared listing only: who granted it (the owner) and how (`direct`).
+    var grantedBy: String?
+    var source: String?
 
     // Milliseconds, so two changes within one second still read as ordered.
     static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
@@ -36,7 +39,7 @@ struct DocumentBody: Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, title, tags, created, updated, size, permission, owner, metadata, thumbnailBlobId
+        case id, title, tags, created, updated, size, permission, owner, metadata, thumbnailBlobId, grantedBy, source
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -52,6 +55,8 @@ struct DocumentBody: Encodable {
         try c.encode(metadata, forKey: .metadata)
         // null rather than a missing key, so clients see "no thumbnail" spelled out.
         try c.encode(thumbnailBlobId, forKey: .thumbnailBlobId)
+        try c.encodeIfPresent(grantedBy, forKey: .grantedBy)
+        try c.encodeIfPresent(source, forKey: .source)
     }
 }
 
