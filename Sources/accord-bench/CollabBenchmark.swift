@@ -7,14 +7,20 @@ import Foundation
 /// ``UndoManager`` (capture timeout 0, depth 1,000, so 1,000 steps), then every step
 /// undone (`median_ms`, the record's time) and every step redone (`redo_median_ms`).
 /// Typing is not timed. Target: under 50 ms each way.
+///
+/// `relative_position_resolve`: 1,000 relative positions at random offsets of the final
+/// automerge-paper document (replayed from its trace, untimed), each resolved back to
+/// its offset; `us_per_resolve` is the median sample over 1,000. Target: under 5 µs.
 struct CollabBenchmark {
     var samples = 10
-    static let names = ["undo_redo_1k"]
+    var tracePath = "../shared/traces/automerge-paper.json.gz"
     static let usage = """
-          accord-bench collab [--samples N]
+          accord-bench collab [--samples N] [--trace PATH]
               The engine's editing features: undo_redo_1k (1,000 typed characters, one step
               each, then undo all as median_ms and redo all as redo_median_ms; target
-              under 50 ms each way).
+              under 50 ms each way) and relative_position_resolve (us_per_resolve of 1,000
+              positions in the automerge-paper document, default
+              ../shared/traces/automerge-paper.json.gz; target under 5 us).
         """
 
     static func parse(_ args: [String]) throws(BenchFailure) -> CollabBenchmark {
@@ -23,6 +29,7 @@ struct CollabBenchmark {
         while let arg = words.next() {
             switch arg {
             case "--samples": bench.samples = try words.count(arg)
+            case "--trace": bench.tracePath = try words.value(arg)
             default: throw BenchFailure.usage("unexpected argument '\(arg)'")
             }
         }
@@ -31,7 +38,37 @@ struct CollabBenchmark {
 
     func run() throws -> Int32 {
         try undoRedo(characters: 1_000)
+        try resolvePositions(count: 1_000)
         return 0
+    }
+
+    private func resolvePositions(count: Int) throws {
+        let trace = try EditingTrace.load(path: tracePath)
+        let doc = try TraceReplay.replay(trace)
+        let text = try doc.getText(TraceReplay.rootName)
+        var rng = SystemRandomNumberGenerator()
+        var offsets: [Int] = []
+        var positions: [RelativePosition] = []
+        for _ in 0..<count {
+            let offset = Int.random(in: 0..<text.length, using: &rng)
+            offsets.append(offset)
+            positions.append(try text.relativePosition(at: offset))
+        }
+        let (timing, resolved) = try Timing.measure(samples: samples) { () throws -> Int in
+            var checked = 0
+            for (i, position) in positions.enumerated() {
+                guard doc.resolve(position)?.index == offsets[i] else {
+                    throw BenchFailure("relative_position_resolve: position \(i) did not resolve to \(offsets[i])")
+                }
+                checked += 1
+            }
+            return checked
+        }
+        var record = BenchRecord(name: "relative_position_resolve", trace: trace.name, timing: timing)
+        record["resolves"] = BenchRecord.int(resolved)
+        record["us_per_resolve"] = .double((timing.median * 1000 / Double(count) * 1000).rounded() / 1000)
+        record["target_us"] = BenchRecord.int(5)
+        record.emit()
     }
 
     private func undoRedo(characters: Int) throws {
