@@ -11,6 +11,8 @@ import Foundation
 /// `relative_position_resolve`: 1,000 relative positions at random offsets of the final
 /// automerge-paper document (replayed from its trace, untimed), each resolved back to
 /// its offset; `us_per_resolve` is the median sample over 1,000. Target: under 5 µs.
+///
+/// `counter_increase`: 10,000 increases of a ``YCounter``, one transaction each (`ops_per_s`).
 struct CollabBenchmark {
     var samples = 10
     var tracePath = "../shared/traces/automerge-paper.json.gz"
@@ -20,7 +22,8 @@ struct CollabBenchmark {
               each, then undo all as median_ms and redo all as redo_median_ms; target
               under 50 ms each way) and relative_position_resolve (us_per_resolve of 1,000
               positions in the automerge-paper document, default
-              ../shared/traces/automerge-paper.json.gz; target under 5 us).
+              ../shared/traces/automerge-paper.json.gz; target under 5 us) and
+              counter_increase (ops_per_s of 10,000 increases, one transaction each).
         """
 
     static func parse(_ args: [String]) throws(BenchFailure) -> CollabBenchmark {
@@ -39,7 +42,22 @@ struct CollabBenchmark {
     func run() throws -> Int32 {
         try undoRedo(characters: 1_000)
         try resolvePositions(count: 1_000)
+        try counterIncrease(count: 10_000)
         return 0
+    }
+
+    /// `counter_increase`: 10,000 increases of a root counter, one transaction each.
+    private func counterIncrease(count: Int) throws {
+        let (timing, value) = try Timing.measure(samples: samples) { () throws -> Int64 in
+            let doc = Doc(clientID: 1)
+            let counter = try doc.getCounter("likes")
+            for _ in 0..<count { try counter.increase(by: 1) }
+            return counter.value
+        }
+        guard value == Int64(count) else { throw BenchFailure("counter_increase: value \(value), expected \(count)") }
+        var record = BenchRecord(name: "counter_increase", trace: "increments_10000", timing: timing)
+        record["ops_per_s"] = BenchRecord.int(Int(Double(count) / (timing.median / 1000)))
+        record.emit()
     }
 
     private func resolvePositions(count: Int) throws {
