@@ -28,6 +28,12 @@ Undo (one pycrdt UndoManager per replica, on a clock the test moves):
                                                   "undo_depth":n,"redo_depth":n}
   {"cmd":"undo_clear","doc":"A"}              -> {"ok":true}
 
+Sticky indices (Yjs relative positions; ASCII text only: pycrdt counts UTF-8 bytes here):
+  {"cmd":"sticky","doc":"A","root":..,"root_kind":..,"path":[..],"index":n,"assoc":0|-1}
+        -> {"ok":true,"bytes":"<hex>","json":{..}}
+  {"cmd":"sticky_resolve","doc":"A","root":..,"root_kind":..,"path":[..],"bytes":"<hex>"}
+        -> {"ok":true,"index":n}
+
 Edit ops, each in its own transaction, reply {"ok":true,"update":"<hex>"} with the v1
 update that transaction emitted ("0000" = empty update if it changed nothing).
 Common fields: "doc", "root" (root type name), "root_kind" ("text"|"map"|"array",
@@ -300,6 +306,21 @@ class Host:
     def cmd_undo_clear(self, req):
         self.manager(req)[0].clear()
         return {}
+
+    def cmd_sticky(self, req):
+        from pycrdt import Assoc
+
+        _, t = self.target(req, req.get("root_kind", "text"))
+        assoc = Assoc.BEFORE if int(req.get("assoc", 0)) < 0 else Assoc.AFTER
+        sticky = t.sticky_index(int(req["index"]), assoc)
+        return {"bytes": bytes(sticky.encode()).hex(), "json": sticky.to_json()}
+
+    def cmd_sticky_resolve(self, req):
+        from pycrdt import StickyIndex
+
+        _, t = self.target(req, req.get("root_kind", "text"))
+        sticky = StickyIndex.decode(bytes.fromhex(req["bytes"]), t)
+        return {"index": sticky.get_index()}
 
     def cmd_undo_state(self, req):
         m = self.manager(req)[0]

@@ -60,6 +60,8 @@ enum BenchCommand {
 
         \(DirectoryBenchmark.usage)
 
+        \(CollabBenchmark.usage)
+
           accord-bench toml [--samples N] [--dir DIR] [--python PATH]
               Parses two generated 1 MB TOML documents with AccordTOML (models.toml: many
               [models.x.fields.y] tables of small keys; mixed.toml: every value type), one
@@ -130,6 +132,8 @@ enum BenchCommand {
             return try parseTOML(rest).run()
         case "directory":
             return try DirectoryBenchmark.parse(rest).run()
+        case "collab":
+            return try CollabBenchmark.parse(rest).run()
         case "_resident":
             // Child process of resident_doc: _resident <update file> <expected UTF-16 length>.
             #if os(Linux)

@@ -68,6 +68,34 @@ import AccordTesting
         try await server.stop()
     }
 
+    struct Boom: Error {}
+
+    @Test func aDocumentHandleUndoesRedoesAndRollsBackFailedEdits() async throws {
+        let phone = try client("phone")
+        await phone.start()
+        let notes = try await phone.documents.create(title: "Notes")
+        #expect(await !notes.canUndo)
+        try await notes.edit { doc in try doc.getText("body").insert(0, "Hello") }
+        await #expect(throws: Boom.self) {
+            try await notes.edit { doc in
+                try doc.getText("body").insert(5, " lost")
+                throw Boom()
+            }
+        }
+        #expect(try await notes.edit { try $0.getText("body").string } == "Hello")
+        #expect(await notes.canUndo)
+        #expect(try await notes.undo())
+        #expect(try await notes.edit { try $0.getText("body").string } == "")
+        #expect(await notes.canRedo)
+        #expect(try await notes.redo())
+        #expect(try await notes.edit { try $0.getText("body").string } == "Hello")
+        try await notes.clearHistory()
+        #expect(await !notes.canUndo)
+        #expect(await !notes.canRedo)
+        await phone.stop()
+        try await server.stop()
+    }
+
     private func waitUntil(_ condition: () async -> Bool) async throws {
         for _ in 0..<500 {
             if await condition() { return }

@@ -207,8 +207,15 @@ public final class Doc {
             return try body(&transaction)
         }
         beginTransaction(origin: nil, local: true)
-        defer { endTransaction() }
-        return try body(&transaction)
+        // An edit that fails part-way (a text delta with a bad op) is rolled back whole.
+        do {
+            let result = try body(&transaction)
+            endTransaction()
+            return result
+        } catch {
+            abandonTransaction()
+            throw error
+        }
     }
 
     // MARK: Subscriptions

@@ -3,7 +3,7 @@
 extension Doc {
     /// Deletes what `item` inserted and re-inserts what it deleted, within `scope`.
     /// Returns whether anything changed. Call inside a transaction.
-    func applyStep(_ item: UndoStackItem, scope: UndoScope, stackDeletions: [DeleteSet]) -> Bool {
+    func applyStep(_ item: UndoStackItem, scope: UndoScope, stacks: [[UndoStackItem]]) -> Bool {
         var toDelete: [ItemRef] = []
         store.forEachItem(in: item.insertions) { store, ref in
             var current = ref
@@ -15,7 +15,7 @@ extension Doc {
             }
             if !store.items[Int(current)].deleted, store.isInside(current, anyOf: scope) { toDelete.append(current) }
         }
-        var context = Store.RedoContext(insertions: item.insertions, stackDeletions: stackDeletions)
+        var context = Store.RedoContext(insertions: item.insertions, stacks: stacks)
         store.forEachItem(in: item.deletions) { store, ref in
             let found = store.items[Int(ref)]
             let id = ID(client: store.clientIDs[Int(found.client)], clock: Int(found.clock))

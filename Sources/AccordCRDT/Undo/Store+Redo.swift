@@ -11,9 +11,9 @@ extension Store {
         /// What the step being applied inserted: never redone, and a map value it deleted
         /// is one the copy replaces.
         var insertions: DeleteSet
-        /// The deletions of every item left on the manager's two stacks (a map value they
-        /// deleted will be brought back by them, so the copy may go after it).
-        var stackDeletions: [DeleteSet]
+        /// The steps left on the manager's two stacks (a map value one of them deleted
+        /// will be brought back by it, so the copy may go after it).
+        var stacks: [[UndoStackItem]]
     }
 
     /// Inserts a copy of deleted item `ref` where it was; returns the copy, or nil when it
@@ -52,7 +52,7 @@ extension Store {
                 let next = items[Int(left)].right
                 let id = ID(client: clientIDs[Int(items[Int(next)].client)], clock: Int(items[Int(next)].clock))
                 guard items[Int(next)].redone || context.insertions.contains(id)
-                        || context.stackDeletions.contains(where: { $0.contains(id) }) else { break }
+                        || context.stacks.contains(where: { $0.contains { $0.deletions.contains(id) } }) else { break }
                 left = next
                 var hops = 0
                 while items[Int(left)].redone, let copy = redoneItem(of: left), hops <= items.count {

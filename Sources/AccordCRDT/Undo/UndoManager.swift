@@ -265,8 +265,7 @@ public final class UndoManager {
         var applied: UndoStackItem?
         doc.beginTransaction(origin: options.origin, local: true)
         while applied == nil, let item = (kind == .undo ? undoStack.popLast() : redoStack.popLast()) {
-            let others = (undoStack + redoStack).map(\.deletions)
-            if doc.applyStep(item, scope: scope, stackDeletions: others) { applied = item }
+            if doc.applyStep(item, scope: scope, stacks: [undoStack, redoStack]) { applied = item }
         }
         doc.endTransaction()
         guard let applied else { return false }

@@ -143,4 +143,19 @@ import Testing
         try text.delete(1, 2)
         #expect(text.string == "ab")
     }
+
+    @Test func aSingleEditThatFailsPartWayChangesNothing() throws {
+        let doc = Doc(clientID: 1)
+        try seeded(doc)
+        let before = try Snapshot(doc)
+        var updates = 0
+        doc.onUpdate { _, _ in updates += 1 }
+        let error = #expect(throws: AccordError.self) {
+            try doc.getText("t").applyDelta([.retain(2), .insert(.text("new"), attributes: nil), .delete(2),
+                                             .insert(.values([.value(1)]), attributes: nil)])
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(try Snapshot(doc) == before)
+        #expect(updates == 0)
+    }
 }

@@ -36,4 +36,40 @@ import Testing
             #expect(try schema.comparableJSON(of: replica) == edited, "seed \(seed): replica")
         }
     }
+
+    /// Undo and redo on one replica while another edits concurrently, updates crossing
+    /// at random: after a full exchange both replicas, and a third fed every update in
+    /// shuffled order, are the same.
+    @Test(arguments: 0..<16 as Range<UInt64>)
+    func undoConvergesWithConcurrentRemoteEdits(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let schema = DocumentSchema.standard
+        let a = Doc(clientID: 1), b = Doc(clientID: 2)
+        var updates: [[UInt8]] = []
+        for doc in [a, b] { doc.onUpdate { update, origin in if origin != "sync" { updates.append(update) } } }
+        let scope: [YValue] = [.text(try a.getText("t")), .map(try a.getMap("m")), .array(try a.getArray("a"))]
+        let undo = try UndoManager(scope: scope, options: .init(captureTimeout: 0))
+        let editor = RandomEditor()
+        func sync(_ from: Doc, _ to: Doc) throws {
+            try to.applyUpdate(try from.encodeStateAsUpdate(from: to.encodeStateVector()), origin: "sync")
+        }
+        for _ in 0..<60 {
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0..<3: try a.perform(editor.nextOperation(view: try schema.editView(of: a), using: &rng))
+            case 3..<5: try b.perform(editor.nextOperation(view: try schema.editView(of: b), using: &rng))
+            case 5, 6: _ = try undo.undo()
+            case 7: _ = try undo.redo()
+            case 8: try sync(a, b)
+            default: try sync(b, a)
+            }
+        }
+        try sync(a, b)
+        try sync(b, a)
+        let expected = try schema.comparableJSON(of: a)
+        #expect(try schema.comparableJSON(of: b) == expected, "seed \(seed)")
+        let third = Doc(clientID: 3)
+        updates.shuffle(using: &rng)
+        for update in updates { try third.applyUpdate(update) }
+        #expect(try schema.comparableJSON(of: third) == expected, "seed \(seed)")
+    }
 }
