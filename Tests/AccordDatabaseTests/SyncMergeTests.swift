@@ -114,6 +114,17 @@ import Testing
         #expect(try people.save(document: fresh.setInt(3, forKey: "n"), concurrencyControl: .failOnConflict))
         try await waitUntil { json(laptop, "r") == #"{"n":3}"# }
 
+        // A purge (and so an expiry) is local: the laptop keeps the document, and a later
+        // change from it brings it back here.
+        try people.purge(id: "r")
+        try people.save(document: MutableDocument(id: "marker"))
+        try await waitUntil { json(laptop, "marker") != nil }
+        #expect(json(laptop, "r") == #"{"n":3}"#)
+        #expect(json(phone, "r") == nil)
+        let again = try #require(try laptop.defaultCollection().document(id: "r")).toMutable()
+        try laptop.defaultCollection().save(document: again.setInt(4, forKey: "n"))
+        try await waitUntil { json(phone, "r") == #"{"n":4}"# }
+
         await phoneClient.stop()
         await laptopClient.stop()
         try phone.close()
