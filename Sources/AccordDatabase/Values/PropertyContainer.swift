@@ -22,7 +22,8 @@ public class PropertyContainer {
     /// How many properties there are.
     public var count: Int { properties.count }
     /// The property names, sorted (by code point), so iteration is the same everywhere.
-    public var keys: [String] { properties.keys.sorted { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) } }
+    /// UTF-8 bytes order as code points do, and compare faster than scalars.
+    public var keys: [String] { properties.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
     public func contains(key: String) -> Bool { properties[key] != nil }
 
     /// The value as a plain type (`String`, `Int`, `Double`, `Bool`, `NSNull`), or a
