@@ -107,7 +107,7 @@ public final class MutableDictionaryObject: DictionaryObject, MutableProperties 
     }
 
     override init(stored object: OrderedObject, blobs: BlobStore? = nil) {
-        super.init(properties: Self.properties(of: object, mutable: true, blobs: blobs))
+        super.init(stored: object, mutable: true, blobs: blobs)
     }
 
     override init(properties: [String: Property]) {

@@ -9,14 +9,45 @@ import AccordStore
 ///
 /// Not `Sendable`: like Couchbase Lite's documents, one belongs to one thread at a time.
 public class PropertyContainer {
-    /// The properties by key. A mutable container keeps only mutable nested objects here.
-    var properties: [String: Property]
+    /// The properties by key, built from the stored JSON on first use (a query's results
+    /// are often counted, passed on or read for one key: building every nested object
+    /// up front was most of an indexed query's time). A mutable container keeps only
+    /// mutable nested objects here.
+    var properties: [String: Property] {
+        get {
+            if let materialized { return materialized }
+            return materialize()
+        }
+        _modify {
+            if materialized == nil { _ = materialize() }
+            yield &materialized!
+        }
+        set {
+            materialized = newValue
+            stored = nil
+        }
+    }
+    private var materialized: [String: Property]?
+    /// The stored JSON not yet turned into ``properties``.
+    private var stored: (object: OrderedObject, mutable: Bool, blobs: BlobStore?)?
     /// The first invalid value a chained setter was given (setters cannot throw);
     /// `save` reports it as `INVALID_VALUE` and writes nothing.
     var invalidEdit: AccordError?
 
     init(properties: [String: Property]) {
-        self.properties = properties
+        materialized = properties
+    }
+
+    /// Properties of stored JSON, built when first used.
+    init(stored object: OrderedObject, mutable: Bool, blobs: BlobStore?) {
+        stored = (object, mutable, blobs)
+    }
+
+    private func materialize() -> [String: Property] {
+        let built = stored.map { Self.properties(of: $0.object, mutable: $0.mutable, blobs: $0.blobs) } ?? [:]
+        materialized = built
+        stored = nil
+        return built
     }
 
     /// How many properties there are.
@@ -93,7 +124,11 @@ public class PropertyContainer {
 /// A read-only nested dictionary of a ``Document``.
 public class DictionaryObject: PropertyContainer {
     init(stored object: OrderedObject, blobs: BlobStore? = nil) {
-        super.init(properties: Self.properties(of: object, mutable: false, blobs: blobs))
+        super.init(stored: object, mutable: false, blobs: blobs)
+    }
+
+    override init(stored object: OrderedObject, mutable: Bool, blobs: BlobStore?) {
+        super.init(stored: object, mutable: mutable, blobs: blobs)
     }
 
     override init(properties: [String: Property]) {
