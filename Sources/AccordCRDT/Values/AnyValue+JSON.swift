@@ -92,6 +92,14 @@ extension AnyValue {
     }
 
     static func writeJSONString(_ s: String, to out: inout String) {
+        // Only ASCII bytes are ever escaped (every byte of a multi-byte UTF-8 sequence is
+        // 0x80 or above), so a string without them is written whole.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out += "\""
+            out += s
+            out += "\""
+            return
+        }
         out += "\""
         for u in s.unicodeScalars {
             switch u {

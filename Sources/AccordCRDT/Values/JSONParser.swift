@@ -136,7 +136,17 @@ struct JSONParser {
 
     mutating func parseString() throws(AccordError) -> String {
         i += 1  // opening quote
-        var out: [UInt8] = []
+        // Most strings have no escapes: decode them straight from the input.
+        var end = i
+        while end < bytes.count, bytes[end] != 0x22, bytes[end] != 0x5C, bytes[end] >= 0x20 { end += 1 }
+        if end < bytes.count, bytes[end] == 0x22 {
+            let s = String(validating: bytes[i..<end], as: UTF8.self)
+            i = end + 1
+            guard let s else { throw fail("invalid UTF-8 in string") }
+            return s
+        }
+        var out: [UInt8] = Array(bytes[i..<end])
+        i = end
         while true {
             guard i < bytes.count else { throw fail("unterminated string") }
             let c = bytes[i]

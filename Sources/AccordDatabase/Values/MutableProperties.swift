@@ -79,7 +79,7 @@ extension MutableProperties {
         guard case .object(let object) = value else {
             throw AccordError(.invalidArgument, "the JSON of a document or dictionary must be an object")
         }
-        properties = Self.properties(of: object, mutable: true)
+        setStored(object, mutable: true, blobs: nil)
         invalidEdit = nil
         return self
     }

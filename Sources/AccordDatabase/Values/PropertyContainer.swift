@@ -43,6 +43,12 @@ public class PropertyContainer {
         stored = (object, mutable, blobs)
     }
 
+    /// Replaces every property with those of stored JSON, built when first used.
+    func setStored(_ object: OrderedObject, mutable: Bool, blobs: BlobStore?) {
+        materialized = nil
+        stored = (object, mutable, blobs)
+    }
+
     private func materialize() -> [String: Property] {
         let built = stored.map { Self.properties(of: $0.object, mutable: $0.mutable, blobs: $0.blobs) } ?? [:]
         materialized = built
@@ -98,6 +104,12 @@ public class PropertyContainer {
     /// The stored form: an object with keys in code-point order.
     func json(depth: Int) throws(AccordError) -> AnyValue {
         if let invalidEdit { throw invalidEdit }
+        // Not built yet (a document from JSON that was saved unread): the stored JSON
+        // with its keys sorted is what the properties would give, unless it holds a blob
+        // or nests too deep, which the properties path handles (and refuses).
+        if materialized == nil, let stored, let object = StoredJSON.normalized(stored.object, depth: depth) {
+            return .object(object)
+        }
         var entries: [(String, AnyValue)] = []
         entries.reserveCapacity(properties.count)
         for key in keys {
@@ -115,6 +127,8 @@ public class PropertyContainer {
 
     /// The blobs set in this container (at any depth) that are not stored yet.
     func unsavedBlobs() -> [Blob] {
+        // Stored JSON holds only stored blobs (with digests); new ones come from setters.
+        if materialized == nil { return [] }
         var blobs: [Blob] = []
         for property in properties.values { property.unsavedBlobs(depth: 1, into: &blobs) }
         return blobs
