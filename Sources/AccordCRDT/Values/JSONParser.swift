@@ -140,7 +140,7 @@ struct JSONParser {
         var end = i
         while end < bytes.count, bytes[end] != 0x22, bytes[end] != 0x5C, bytes[end] >= 0x20 { end += 1 }
         if end < bytes.count, bytes[end] == 0x22 {
-            let s = String(validating: bytes[i..<end], as: UTF8.self)
+            let s = UTF8Text.string(bytes[i..<end])
             i = end + 1
             guard let s else { throw fail("invalid UTF-8 in string") }
             return s
@@ -184,7 +184,7 @@ struct JSONParser {
             default: throw fail("invalid escape")
             }
         }
-        guard let s = String(validating: out, as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
+        guard let s = UTF8Text.string(out) else { throw fail("invalid UTF-8 in string") }
         return s
     }
 }

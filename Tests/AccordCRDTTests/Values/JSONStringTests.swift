@@ -56,4 +56,20 @@ import Testing
             #expect(error?.code == .malformedJSON)
         }
     }
+
+    /// The checked decoding strings use answers as `String(validating:as:)` does, on
+    /// random bytes biased to UTF-8 lead and continuation bytes.
+    @Test func checkedDecodingAgreesWithStandardValidation() {
+        let pool: [UInt8] = [0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC2, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xED, 0xA0, 0xEF, 0xBF, 0xBD, 0xF0, 0x9F, 0x98, 0x80, 0xF4, 0x90, 0xFF]
+        var rng = SplitMix64(seed: 8)
+        var valid = 0
+        for _ in 0..<20_000 {
+            let bytes = (0..<Int(rng.next() % 7)).map { _ in pool[Int(rng.next() % UInt64(pool.count))] }
+            let expected = String(validating: bytes, as: UTF8.self)
+            #expect(UTF8Text.string(bytes) == expected, "\(bytes)")
+            #expect(UTF8Text.string(bytes[...]) == expected, "\(bytes)")
+            if expected != nil { valid += 1 }
+        }
+        #expect(valid > 2_000)
+    }
 }
