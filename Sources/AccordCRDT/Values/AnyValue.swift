@@ -97,6 +97,10 @@ public struct OrderedObject: Sendable, Hashable, Sequence, ExpressibleByDictiona
     }
     public init(dictionaryLiteral elements: (String, AnyValue)...) { self.init(elements) }
 
+    /// An object of entries whose keys are already distinct (taken from another
+    /// object), without looking for repeats.
+    package init(distinctEntries: [(key: String, value: AnyValue)]) { entries = distinctEntries }
+
     public var count: Int { entries.count }
     public var keys: [String] { entries.map(\.key) }
     public var dictionary: [String: AnyValue] {

@@ -9,14 +9,14 @@ enum StoredJSON {
     static func normalized(_ object: OrderedObject, depth: Int) -> OrderedObject? {
         guard object.count > 0 else { return object }
         guard depth < Property.maximumDepth else { return nil }
-        var entries: [(String, AnyValue)] = []
+        var entries: [(key: String, value: AnyValue)] = []
         entries.reserveCapacity(object.count)
         for (key, value) in object {
             guard let stored = normalized(value, depth: depth) else { return nil }
             entries.append((key, stored))
         }
-        entries.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
-        return OrderedObject(entries)
+        entries.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        return OrderedObject(distinctEntries: entries)
     }
 
     /// A value held at `depth` (the depth of its container).
