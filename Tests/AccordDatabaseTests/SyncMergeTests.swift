@@ -99,6 +99,27 @@ import Testing
 
     /// A remote change is a change by another writer: a save based on what was read
     /// before it arrived fails with `.failOnConflict`, and succeeds once re-read.
+    /// A collection created after `sync(database:)` syncs without calling it again.
+    @Test func collectionsCreatedAfterSyncStartedSyncToo() async throws {
+        let (phone, phoneClient) = try await device("phone-late")
+        let (laptop, laptopClient) = try await device("laptop-late")
+        let phoneNotes = try phone.createCollection(name: "notes", scope: "work")
+        let laptopNotes = try laptop.createCollection(name: "notes", scope: "work")
+        try phoneNotes.save(document: try MutableDocument(id: "n1", json: #"{"text":"from the phone"}"#))
+        try laptopNotes.save(document: try MutableDocument(id: "n2", json: #"{"text":"from the laptop"}"#))
+        try await waitUntil {
+            let n1 = try laptopNotes.document(id: "n1")
+            let n2 = try phoneNotes.document(id: "n2")
+            return n1 != nil && n2 != nil
+        }
+        #expect(try laptopNotes.document(id: "n1")?.string(forKey: "text") == "from the phone")
+        #expect(try phoneNotes.document(id: "n2")?.string(forKey: "text") == "from the laptop")
+        await phoneClient.stop()
+        await laptopClient.stop()
+        try phone.close()
+        try laptop.close()
+    }
+
     @Test func failOnConflictRefusesASaveBasedOnAVersionARemoteChangeReplaced() async throws {
         let (phone, phoneClient) = try await device("phone")
         let (laptop, laptopClient) = try await device("laptop")

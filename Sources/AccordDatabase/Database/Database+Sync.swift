@@ -8,8 +8,9 @@ extension AccordClient {
     /// then call this. Each collection is one document of the store, opened here; the
     /// database's saves are local edits of the store, which the client sends, and what
     /// the client receives is applied to the database's documents, its table and its
-    /// listeners (after the store made it durable). Call again after creating
-    /// collections, to sync those too. Stop the client before closing the database.
+    /// listeners (after the store made it durable). Collections created afterwards are
+    /// opened in the client as they are created, so they sync too. Stop the client
+    /// before closing the database.
     ///
     /// - Throws: `INVALID_ARGUMENT` when the client is over another store; the client's
     ///   `open` errors; `DATABASE_CLOSED`.
@@ -18,6 +19,7 @@ extension AccordClient {
             throw AccordError(.invalidArgument, "the client syncs a database only over its store: AccordClient(store: database.store)")
         }
         addDocumentObserver(database.syncObserver)
+        database.addSyncingClient(self)
         for id in try database.collectionDocumentIDs() {
             try await open(id)
         }
@@ -47,7 +49,29 @@ final class DatabaseSyncObserver: DocumentObserver, @unchecked Sendable {
     }
 }
 
+/// A client a database syncs through, held weakly (the app owns its clients).
+struct WeakClient {
+    weak var client: AccordClient?
+}
+
 extension Database {
+    func addSyncingClient(_ client: AccordClient) {
+        lock.lock()
+        defer { lock.unlock() }
+        syncingClients.removeAll { $0.client == nil || $0.client === client }
+        syncingClients.append(WeakClient(client: client))
+    }
+
+    /// Opens a new collection's store document in every syncing client (in the
+    /// background: the collection is usable at once and syncs once opened). A client
+    /// that cannot open it (stopped, closed) leaves it for the next `sync(database:)`.
+    /// Caller holds the lock.
+    func startSyncing(_ id: DocumentID) {
+        for client in syncingClients.compactMap(\.client) {
+            Task { try? await client.open(id) }
+        }
+    }
+
     /// The store documents of every collection, in every scope.
     func collectionDocumentIDs() throws(AccordError) -> [DocumentID] {
         try withOpen { open throws(AccordError) in

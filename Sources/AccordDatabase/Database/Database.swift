@@ -31,6 +31,9 @@ public final class Database: @unchecked Sendable {
     public let store: DocumentStore
     /// Hands what a syncing client receives to this database.
     let syncObserver = DatabaseSyncObserver()
+    /// The clients `sync(database:)` was called with (weakly, under `lock`): a collection
+    /// created later is opened in each, so it syncs too.
+    var syncingClients: [WeakClient] = []
 
     let files: DatabaseFiles
     let lock = NSRecursiveLock()
@@ -143,8 +146,11 @@ public final class Database: @unchecked Sendable {
     @discardableResult
     public func createCollection(name: String, scope: String? = nil) throws(AccordError) -> Collection {
         let key = try Self.key(name: name, scope: scope)
-        return try withOpen { _ throws(AccordError) in
+        return try withOpen { open throws(AccordError) in
+            let id = try key.documentID()
+            let isNew = !(try open.store.contains(id))
             _ = try content(key, create: true)
+            if isNew { startSyncing(id) }
             return Collection(database: self, key: key)
         }
     }
