@@ -81,7 +81,7 @@ let package = Package(
         // The JSON document API in Couchbase Lite's shape: databases, collections, mutable
         // documents with typed accessors, batches, listeners; each collection one CRDT document.
         .target(
-            name: "AccordDatabase", dependencies: ["AccordCRDT", "AccordStore", "AccordRecords"],
+            name: "AccordDatabase", dependencies: ["AccordCRDT", "AccordStore", "AccordSync", "AccordRecords"],
             swiftSettings: swiftSettings
         ),
         // The module apps import: re-exports the engine, the store and the client, and adds
@@ -170,7 +170,8 @@ let package = Package(
         ),
         // The JSON document API against real SQLite files in temporary directories.
         .testTarget(
-            name: "AccordDatabaseTests", dependencies: ["AccordDatabase", "AccordCRDT", "AccordStore", "AccordTesting"],
+            name: "AccordDatabaseTests",
+            dependencies: ["AccordDatabase", "AccordCRDT", "AccordStore", "AccordSync", "AccordServer", "AccordTesting"],
             swiftSettings: swiftSettings
         ),
         // The facade as an app uses it, against an in-process server.

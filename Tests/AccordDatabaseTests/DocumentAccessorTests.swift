@@ -138,4 +138,47 @@ import Testing
         #expect(doc.toJSON() == #"{"d":{"x":[1]}}"#)
         #expect(copy.toJSON() == #"{"d":{"x":[1,2]}}"#)
     }
+
+    /// Every array accessor, by index, with its default outside the array.
+    @Test func arrayAccessorsSetGetConvertAndDefault() throws {
+        let date = Date(timeIntervalSince1970: 86_400.5)
+        let array = MutableArrayObject()
+            .addString("s").addInt(1).addInt64(1 << 40).addDouble(2.5).addFloat(0.5).addBoolean(true).addDate(date)
+            .addDictionary(MutableDictionaryObject(data: ["k": 1])).addArray(MutableArrayObject(data: [1, 2])).addValue(nil)
+        #expect(array.count == 10)
+        #expect(array.string(at: 0) == "s" && array.int(at: 1) == 1 && array.int64(at: 2) == 1 << 40)
+        #expect(array.double(at: 3) == 2.5 && array.float(at: 4) == 0.5 && array.boolean(at: 5))
+        #expect(array.date(at: 6) == date && array.string(at: 6) == "1970-01-02T00:00:00.500Z")
+        #expect(array.dictionary(at: 7)?.int(forKey: "k") == 1 && array.array(at: 8)?.count == 2)
+        #expect(array.value(at: 9) is NSNull && array[0] as? String == "s")
+        #expect(array.int(at: 3) == 2 && array.double(at: 5) == 1 && array.boolean(at: 1))  // conversions
+        for outside in [-1, 10, Int.max] {
+            #expect(array.string(at: outside) == nil && array.int(at: outside) == 0 && array.double(at: outside) == 0)
+            #expect(!array.boolean(at: outside) && array.date(at: outside) == nil && array.value(at: outside) == nil)
+            #expect(array.dictionary(at: outside) == nil && array.array(at: outside) == nil && array.blob(at: outside) == nil)
+        }
+        array.setString("t", at: 0).setInt(7, at: 1).setInt64(8, at: 2).setDouble(9.5, at: 3).setFloat(1.5, at: 4)
+            .setBoolean(false, at: 5).setDate(nil, at: 6).removeValue(at: 9).insertValue("first", at: 0)
+        #expect(array.toJSON() == #"["first","t",7,8,9.5,1.5,false,null,{"k":1},[1,2]]"#)
+        #expect(array.toArray().count == 10)
+        try array.setJSON("[true, {\"a\": [1]}]")
+        #expect(array.dictionary(at: 1)?.array(forKey: "a")?.int(at: 0) == 1)
+        let notArray = #expect(throws: AccordError.self) { try array.setJSON("{}") }
+        #expect(notArray?.code == .invalidArgument)
+        let fresh = try MutableArrayObject(json: "[1]")
+        #expect(fresh.toJSON() == "[1]")
+    }
+
+    @Test func dictionaryObjectsHaveTheSameAccessors() throws {
+        let dictionary = try MutableDictionaryObject(json: #"{"n":3.7,"s":"x","b":false,"l":[1],"d":{"e":1}}"#)
+        #expect(dictionary.int(forKey: "n") == 3 && dictionary.float(forKey: "n") == Float(3.7))
+        #expect(dictionary.string(forKey: "s") == "x" && !dictionary.boolean(forKey: "b"))
+        #expect(dictionary.array(forKey: "l")?.int(at: 0) == 1 && dictionary.dictionary(forKey: "d")?.int(forKey: "e") == 1)
+        #expect(dictionary.keys == ["b", "d", "l", "n", "s"] && dictionary.count == 5 && dictionary.contains(key: "n"))
+        #expect(dictionary["s"] as? String == "x")
+        dictionary.setData(["only": 1])
+        #expect(dictionary.toDictionary()["only"] as? Int == 1 && dictionary.count == 1)
+        let frozen: DictionaryObject = dictionary
+        #expect(frozen.toMutable().toJSON() == #"{"only":1}"#)
+    }
 }

@@ -7,7 +7,7 @@ import Testing
 
 /// Query results (SQL over the document table) equal a brute-force evaluation: the
 /// records engine's in-memory predicate over each document's values at the key paths,
-/// sorted by the documented order. 10 collections of random documents × 100 random
+/// sorted by the documented order, and paged with cursors. 10 collections of random documents × 100 random
 /// queries = 1,000 seeds (`ACCORD_DATABASE_QUERY_SEED` replays one).
 @Suite struct QueryDifferentialTests {
     static let paths = ["a", "b", "tags", "nested.x", "nested.y", "_id", "missing"]
@@ -52,6 +52,15 @@ import Testing
                 }
                 #expect(actual == expected, "seed \(seed): \(filter.json.jsonText) sort \(sort.map { "\($0.field) \($0.direction)" })")
                 #expect(try collection.count(filter) == expected.count, "seed \(seed)")
+                // Paging with cursors visits the same documents in the same order.
+                var paged: [String] = []
+                var cursor: String?
+                repeat {
+                    let page = try collection.queryPaged(filter, DocumentQueryOptions(sortOrder: sort, limit: 7, cursor: cursor))
+                    paged += page.results.map(\.id)
+                    cursor = page.nextCursor
+                } while cursor != nil && paged.count <= documents.count
+                #expect(paged == expected, "seed \(seed) paged")
             }
         }
         // The random queries are not vacuous: many select some documents but not all.

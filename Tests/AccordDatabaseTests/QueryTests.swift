@@ -98,4 +98,32 @@ import Testing
         let refused = #expect(throws: AccordError.self) { try collection.createIndex(name: "e", keyPaths: ["_expiration"]) }
         #expect(refused?.code == .invalidArgument)
     }
+
+    /// Documents saved between pages neither repeat nor hide the ones not yet visited.
+    @Test func cursorsVisitEveryDocumentOnceWhileOthersAreSaved() throws {
+        let fixture = try DatabaseFixture()
+        let collection = try fixture.collection
+        try fixture.database.inBatch {
+            for n in 0..<20 { try collection.save(document: MutableDocument(id: "d\(n)").setInt(n % 5, forKey: "n")) }
+        }
+        let sort = [SortKey("n", .descending)]
+        var seen: [String] = []
+        var cursor: String?
+        repeat {
+            let page = try collection.queryPaged(["n": ["$gte": 1]], DocumentQueryOptions(sortOrder: sort, limit: 3, cursor: cursor))
+            seen += page.results.map(\.id)
+            cursor = page.nextCursor
+            // A document sorting before the cursor and one after it arrive meanwhile.
+            try collection.save(document: MutableDocument(id: "new\(seen.count)").setInt(9, forKey: "n"))
+        } while cursor != nil
+        #expect(Set(seen).count == seen.count)
+        #expect(seen.filter { $0.hasPrefix("d") }.count == 16)
+        let foreign = try #require(try collection.queryPaged(.all, DocumentQueryOptions(limit: 1)).nextCursor)
+        let refused = #expect(throws: AccordError.self) {
+            try collection.queryPaged(["n": 1], DocumentQueryOptions(limit: 1, cursor: foreign))
+        }
+        #expect(refused?.code == .invalidQuery)
+        let garbage = #expect(throws: AccordError.self) { try collection.query(.all, DocumentQueryOptions(cursor: "%%%")) }
+        #expect(garbage?.code == .invalidQuery)
+    }
 }

@@ -100,7 +100,7 @@ public struct ByteReader: Sendable {
     public mutating func readVarString() throws(AccordError) -> String {
         let count = try readCount("string length")
         let slice = try readBytes(count: count)
-        guard let s = String(validating: slice, as: UTF8.self) else {
+        guard let s = UTF8Text.string(slice) else {
             throw error("invalid UTF-8 in string")
         }
         return s

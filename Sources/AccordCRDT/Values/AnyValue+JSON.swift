@@ -5,46 +5,49 @@ extension AnyValue {
     /// `undefined` becomes `null` inside arrays and is dropped from objects, as in JS;
     /// at top level it is the literal `undefined` (what Yjs's ContentJSON writes).
     public var jsonText: String {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
         writeJSON(to: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    func writeJSON(to out: inout String) {
+    /// Writes the JSON as UTF-8 bytes (appending bytes is much cheaper than appending
+    /// many small strings).
+    func writeJSON(to out: inout [UInt8]) {
         switch self {
-        case .undefined: out += "undefined"
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let i): out += String(i)
-        case .double(let d): out += Self.jsNumberText(d)
+        case .undefined: out.append(contentsOf: "undefined".utf8)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: b ? "true".utf8 : "false".utf8)
+        case .int(let i): out.append(contentsOf: String(i).utf8)
+        case .double(let d): out.append(contentsOf: Self.jsNumberText(d).utf8)
         case .string(let s): Self.writeJSONString(s, to: &out)
         case .bytes(let b):
             // JSON.stringify(Uint8Array) gives an object keyed by index.
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, byte) in b.enumerated() {
-                if i > 0 { out += "," }
-                out += "\"\(i)\":\(byte)"
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: "\"\(i)\":\(byte)".utf8)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         case .array(let a):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, v) in a.enumerated() {
-                if i > 0 { out += "," }
-                if case .undefined = v { out += "null" } else { v.writeJSON(to: &out) }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                if case .undefined = v { out.append(contentsOf: "null".utf8) } else { v.writeJSON(to: &out) }
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let o):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             var first = true
             for (k, v) in o.jsKeyOrder {
                 if case .undefined = v { continue }
-                if !first { out += "," }
+                if !first { out.append(UInt8(ascii: ",")) }
                 first = false
                 Self.writeJSONString(k, to: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 v.writeJSON(to: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
@@ -92,26 +95,37 @@ extension AnyValue {
     }
 
     static func writeJSONString(_ s: String, to out: inout String) {
-        out += "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            default:
-                if u.value < 0x20 {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(u)
+        var bytes: [UInt8] = []
+        writeJSONString(s, to: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A JSON string: only ASCII bytes are ever escaped (every byte of a multi-byte
+    /// UTF-8 sequence is 0x80 or above), so runs of other bytes are copied whole.
+    static func writeJSONString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { utf8 in
+            var run = 0
+            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
+                run = index + 1
+                switch byte {
+                case 0x22: out.append(contentsOf: "\\\"".utf8)
+                case 0x5C: out.append(contentsOf: "\\\\".utf8)
+                case 0x0A: out.append(contentsOf: "\\n".utf8)
+                case 0x0D: out.append(contentsOf: "\\r".utf8)
+                case 0x09: out.append(contentsOf: "\\t".utf8)
+                case 0x08: out.append(contentsOf: "\\b".utf8)
+                case 0x0C: out.append(contentsOf: "\\f".utf8)
+                default:
+                    let hex = String(byte, radix: 16)
+                    out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
                 }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 
     /// Parses JSON text (RFC 8259, plus the bare word `undefined`, which Yjs writes for

@@ -69,20 +69,37 @@ public struct OrderedObject: Sendable, Hashable, Sequence, ExpressibleByDictiona
     }
 
     /// Builds an object in linear time; a repeated key overwrites in place, as in JS.
+    /// Small objects (most) find a key by comparing, which is cheaper than hashing it;
+    /// past ``indexedFrom`` keys a dictionary indexes them.
     struct Builder {
+        static let indexedFrom = 12
         var object = OrderedObject()
-        private var index: [String: Int] = [:]
-        func contains(_ key: String) -> Bool { index[key] != nil }
+        private var index: [String: Int]?
+        func contains(_ key: String) -> Bool { position(key) != nil }
+        private func position(_ key: String) -> Int? {
+            if let index { return index[key] }
+            return object.entries.firstIndex { $0.key == key }
+        }
         mutating func set(_ key: String, _ value: AnyValue) {
-            if let i = index[key] {
+            if let i = position(key) {
                 object.entries[i].value = value
-            } else {
-                index[key] = object.entries.count
-                object.entries.append((key, value))
+                return
+            }
+            object.entries.append((key, value))
+            if index != nil {
+                index![key] = object.entries.count - 1
+            } else if object.entries.count >= Self.indexedFrom {
+                var built: [String: Int] = [:]
+                for (i, entry) in object.entries.enumerated() { built[entry.key] = i }
+                index = built
             }
         }
     }
     public init(dictionaryLiteral elements: (String, AnyValue)...) { self.init(elements) }
+
+    /// An object of entries whose keys are already distinct (taken from another
+    /// object), without looking for repeats.
+    package init(distinctEntries: [(key: String, value: AnyValue)]) { entries = distinctEntries }
 
     public var count: Int { entries.count }
     public var keys: [String] { entries.map(\.key) }

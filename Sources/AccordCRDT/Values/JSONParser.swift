@@ -136,7 +136,17 @@ struct JSONParser {
 
     mutating func parseString() throws(AccordError) -> String {
         i += 1  // opening quote
-        var out: [UInt8] = []
+        // Most strings have no escapes: decode them straight from the input.
+        var end = i
+        while end < bytes.count, bytes[end] != 0x22, bytes[end] != 0x5C, bytes[end] >= 0x20 { end += 1 }
+        if end < bytes.count, bytes[end] == 0x22 {
+            let s = UTF8Text.string(bytes[i..<end])
+            i = end + 1
+            guard let s else { throw fail("invalid UTF-8 in string") }
+            return s
+        }
+        var out: [UInt8] = Array(bytes[i..<end])
+        i = end
         while true {
             guard i < bytes.count else { throw fail("unterminated string") }
             let c = bytes[i]
@@ -174,7 +184,7 @@ struct JSONParser {
             default: throw fail("invalid escape")
             }
         }
-        guard let s = String(validating: out, as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
+        guard let s = UTF8Text.string(out) else { throw fail("invalid UTF-8 in string") }
         return s
     }
 }

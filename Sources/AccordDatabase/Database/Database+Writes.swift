@@ -95,6 +95,7 @@ extension Database {
                 }
             }
         }
+        for content in contents.values { try content.checkAppends() }
         try open.store.flush()
         var saved: [(PendingBatch.Write, OrderedObject)] = []
         try open.table.transaction { () throws(AccordError) in
@@ -138,7 +139,7 @@ extension Database {
 
     private func transact(_ content: CollectionContent, _ body: () throws(AccordError) -> Void) throws(AccordError) {
         do {
-            try content.stored.doc.transact { try body() }
+            try content.doc.transact { try body() }
         } catch let error as AccordError {
             throw error
         } catch {

@@ -26,6 +26,14 @@ public final class Database: @unchecked Sendable {
     public let name: String
     /// The directory that holds the database's folder (`<name>.accorddb`).
     public let directory: String
+    /// The store holding the collections (one document each): create an `AccordClient`
+    /// over it to sync the database (`client.sync(database:)`).
+    public let store: DocumentStore
+    /// Hands what a syncing client receives to this database.
+    let syncObserver = DatabaseSyncObserver()
+    /// The clients `sync(database:)` was called with (weakly, under `lock`): a collection
+    /// created later is opened in each, so it syncs too.
+    var syncingClients: [WeakClient] = []
 
     let files: DatabaseFiles
     let lock = NSRecursiveLock()
@@ -78,9 +86,10 @@ public final class Database: @unchecked Sendable {
         files = DatabaseFiles(name: name, directory: self.directory)
         try files.create()
         let fileLock = try DatabaseFileLock(path: files.lock)
-        let store = try DocumentStore(path: files.store)
+        store = try DocumentStore(path: files.store)
         let opened = try OpenState(store: store, table: try DocumentTable(path: files.documents), fileLock: fileLock)
         state = opened
+        syncObserver.database = self
         do {
             _ = try content(.defaultCollection, create: true)
             try purgeExpiredDocuments()
@@ -114,7 +123,7 @@ public final class Database: @unchecked Sendable {
         expiryPass = nil
         lock.unlock()
         guard let closing else { return }
-        for content in closing.contents.values { try? content.stored.close() }
+        for content in closing.contents.values { content.close() }
         defer { closing.fileLock.release() }
         try closing.store.close()
     }
@@ -137,8 +146,11 @@ public final class Database: @unchecked Sendable {
     @discardableResult
     public func createCollection(name: String, scope: String? = nil) throws(AccordError) -> Collection {
         let key = try Self.key(name: name, scope: scope)
-        return try withOpen { _ throws(AccordError) in
+        return try withOpen { open throws(AccordError) in
+            let id = try key.documentID()
+            let isNew = !(try open.store.contains(id))
             _ = try content(key, create: true)
+            if isNew { startSyncing(id) }
             return Collection(database: self, key: key)
         }
     }
@@ -175,7 +187,7 @@ public final class Database: @unchecked Sendable {
         try withOpen { open throws(AccordError) in
             let id = try key.documentID()
             guard try open.store.contains(id) else { return }
-            if let content = open.contents.removeValue(forKey: key) { try content.stored.close() }
+            if let content = open.contents.removeValue(forKey: key) { content.close() }
             try open.store.delete(id)
             try open.table.removeCollection(key.tableName)
         }
@@ -213,7 +225,7 @@ public final class Database: @unchecked Sendable {
             }
             try open.store.create(id, title: key.tableName)
         }
-        let content = try CollectionContent(key: key, stored: try open.store.open(id))
+        let content = try CollectionContent(key: key, id: id, store: open.store)
         open.contents[key] = content
         try refreshTable(content, in: open)
         return content

@@ -24,10 +24,13 @@ public class Document: PropertyContainer {
         super.init(properties: properties)
     }
 
-    /// A document read from storage; its blobs read from `blobs`.
-    convenience init(id: String, sequence: UInt64, stored object: OrderedObject, blobs: BlobStore? = nil) {
-        self.init(
-            id: id, sequence: sequence, base: object, properties: Self.properties(of: object, mutable: false, blobs: blobs))
+    /// A document read from storage (its properties built on first use); its blobs read
+    /// from `blobs`.
+    init(id: String, sequence: UInt64, stored object: OrderedObject, blobs: BlobStore? = nil) {
+        self.id = id
+        self.sequence = sequence
+        base = object
+        super.init(stored: object, mutable: false, blobs: blobs)
     }
 
     /// A mutable copy to edit and save; it keeps this document's base and sequence.

@@ -14,45 +14,54 @@ extension Collection {
     public func query(_ filter: Filter = .all, _ options: DocumentQueryOptions = DocumentQueryOptions()) throws(AccordError)
         -> [QueryResult]
     {
-        let compiled = try filter.compile()
-        let predicate = try JSONPredicateSQL.compile(compiled)
-        var order: [String] = []
-        for (index, key) in options.sortOrder.enumerated() {
-            let path = try KeyPath(key.field, path: "sortOrder[\(index)]")
-            let direction = key.direction == .descending ? "DESC" : "ASC"
-            order.append("\(Self.typeRank(path)) \(direction)")
-            order.append("CASE WHEN \(Self.typeRank(path)) BETWEEN 1 AND 3 THEN \(path.valueSQL) END \(direction)")
+        try run(DocumentQueryPlan(filter, options), options, limit: options.limit).results
+    }
+
+    /// One page of at most `limit` results (all when nil) and the cursor of the next one:
+    /// pass it as `options.cursor` with the same filter and sort keys to continue. Paging
+    /// visits every matching document exactly once, for ascending and descending sorts,
+    /// also while documents are saved between pages. `INVALID_QUERY` for a cursor of
+    /// another query.
+    public func queryPaged(_ filter: Filter = .all, _ options: DocumentQueryOptions = DocumentQueryOptions())
+        throws(AccordError) -> DocumentQueryPage
+    {
+        let plan = try DocumentQueryPlan(filter, options)
+        let (results, terms) = try run(plan, options, limit: options.limit.map { $0 + 1 })
+        guard let limit = options.limit, results.count > limit else {
+            return DocumentQueryPage(results: results, nextCursor: nil)
         }
-        order.append("d.id")
-        var select: [KeyPath]?
-        if let paths = options.select {
-            var parsed: [KeyPath] = []
-            for (index, path) in paths.enumerated() { parsed.append(try KeyPath(path, path: "select[\(index)]")) }
-            select = parsed
-        }
-        guard options.offset >= 0, (options.limit ?? 0) >= 0 else {
-            throw AccordError(.invalidQuery, "limit and offset may not be negative")
-        }
-        let parameters: [SQLiteValue] =
-            [.text(key.tableName)] + predicate.parameters
-            + [.integer(Int64(options.limit ?? -1)), .integer(Int64(options.offset))]
+        return DocumentQueryPage(results: Array(results.prefix(limit)), nextCursor: plan.cursor(terms[limit - 1]))
+    }
+
+    /// Runs a plan; returns the results and each row's sort-term values (for cursors).
+    private func run(_ plan: DocumentQueryPlan, _ options: DocumentQueryOptions, limit: Int?) throws(AccordError)
+        -> (results: [QueryResult], terms: [[SQLiteValue]])
+    {
+        var after = JSONPredicateSQL.always
+        if let cursor = options.cursor { after = try plan.after(cursor) }
         return try database.withOpen { open throws(AccordError) in
             _ = try database.content(key)
             let sql = """
-                SELECT d.id, d.body, d.sequence FROM documents d
-                WHERE \(try collectionCondition(compiled, open)) AND d.deleted = 0 AND d.purged = 0 AND \(predicate.sql)
-                ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?
+                SELECT d.id, d.body, d.sequence, \(plan.sortColumns) FROM documents d
+                WHERE \(try collectionCondition(plan.compiled, open)) AND d.deleted = 0 AND d.purged = 0
+                    AND \(plan.predicate.sql) AND \(after.sql)
+                ORDER BY \(plan.orderBy) LIMIT ? OFFSET ?
                 """
+            let parameters: [SQLiteValue] =
+                [.text(key.tableName)] + plan.predicate.parameters + after.parameters
+                + [.integer(Int64(limit ?? -1)), .integer(Int64(options.offset))]
             var results: [QueryResult] = []
+            var terms: [[SQLiteValue]] = []
+            let columns = Int32(plan.sortTerms.count)
             try open.table.connection.prepare(sql).forEachRow(parameters) { row throws(AccordError) in
                 let id = row.text(0)
                 let object = try Database.object(row.text(1), key: key, id: id)
                 results.append(QueryResult(
                     document: Document(id: id, sequence: UInt64(row.int64(2)), stored: object, blobs: open.blobs),
-                    collectionName: name,
-                    select: select))
+                    collectionName: name, select: plan.select))
+                terms.append((0..<columns).map { row.value(3 + $0) })
             }
-            return results
+            return (results, terms)
         }
     }
 
@@ -112,13 +121,6 @@ extension Collection {
             .endsWith(let field, _), .containsText(let field, _), .hasMember(let field, _), .exists(let field, _):
             return [field]
         }
-    }
-
-    /// Sorting by type first: null (and absent) 0, booleans 1, numbers 2, strings 3,
-    /// arrays and objects 4.
-    static func typeRank(_ path: KeyPath) -> String {
-        "(CASE IFNULL(\(path.typeSQL), 'null') WHEN 'null' THEN 0 WHEN 'true' THEN 1 WHEN 'false' THEN 1 "
-            + "WHEN 'integer' THEN 2 WHEN 'real' THEN 2 WHEN 'text' THEN 3 ELSE 4 END)"
     }
 
     // MARK: Indexes

@@ -13,11 +13,18 @@ public struct DocumentQueryOptions: Sendable, Hashable {
     public var offset: Int
     /// The key paths a result's ``QueryResult/toJSON()`` holds; nil for the whole document.
     public var select: [String]?
+    /// Start after the row this cursor names (a ``DocumentQueryPage/nextCursor`` of the
+    /// same filter and sort keys). Unlike `offset`, a cursor visits every document exactly
+    /// once while others are saved between pages.
+    public var cursor: String?
 
-    public init(sortOrder: [SortKey] = [], limit: Int? = nil, offset: Int = 0, select: [String]? = nil) {
+    public init(
+        sortOrder: [SortKey] = [], limit: Int? = nil, offset: Int = 0, select: [String]? = nil, cursor: String? = nil
+    ) {
         self.sortOrder = sortOrder
         self.limit = limit
         self.offset = offset
         self.select = select
+        self.cursor = cursor
     }
 }

@@ -79,7 +79,7 @@ extension MutableProperties {
         guard case .object(let object) = value else {
             throw AccordError(.invalidArgument, "the JSON of a document or dictionary must be an object")
         }
-        properties = Self.properties(of: object, mutable: true)
+        setStored(object, mutable: true, blobs: nil)
         invalidEdit = nil
         return self
     }
@@ -107,7 +107,7 @@ public final class MutableDictionaryObject: DictionaryObject, MutableProperties 
     }
 
     override init(stored object: OrderedObject, blobs: BlobStore? = nil) {
-        super.init(properties: Self.properties(of: object, mutable: true, blobs: blobs))
+        super.init(stored: object, mutable: true, blobs: blobs)
     }
 
     override init(properties: [String: Property]) {

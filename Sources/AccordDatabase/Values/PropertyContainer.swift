@@ -9,20 +9,58 @@ import AccordStore
 ///
 /// Not `Sendable`: like Couchbase Lite's documents, one belongs to one thread at a time.
 public class PropertyContainer {
-    /// The properties by key. A mutable container keeps only mutable nested objects here.
-    var properties: [String: Property]
+    /// The properties by key, built from the stored JSON on first use (a query's results
+    /// are often counted, passed on or read for one key: building every nested object
+    /// up front was most of an indexed query's time). A mutable container keeps only
+    /// mutable nested objects here.
+    var properties: [String: Property] {
+        get {
+            if let materialized { return materialized }
+            return materialize()
+        }
+        _modify {
+            if materialized == nil { _ = materialize() }
+            yield &materialized!
+        }
+        set {
+            materialized = newValue
+            stored = nil
+        }
+    }
+    private var materialized: [String: Property]?
+    /// The stored JSON not yet turned into ``properties``.
+    private var stored: (object: OrderedObject, mutable: Bool, blobs: BlobStore?)?
     /// The first invalid value a chained setter was given (setters cannot throw);
     /// `save` reports it as `INVALID_VALUE` and writes nothing.
     var invalidEdit: AccordError?
 
     init(properties: [String: Property]) {
-        self.properties = properties
+        materialized = properties
+    }
+
+    /// Properties of stored JSON, built when first used.
+    init(stored object: OrderedObject, mutable: Bool, blobs: BlobStore?) {
+        stored = (object, mutable, blobs)
+    }
+
+    /// Replaces every property with those of stored JSON, built when first used.
+    func setStored(_ object: OrderedObject, mutable: Bool, blobs: BlobStore?) {
+        materialized = nil
+        stored = (object, mutable, blobs)
+    }
+
+    private func materialize() -> [String: Property] {
+        let built = stored.map { Self.properties(of: $0.object, mutable: $0.mutable, blobs: $0.blobs) } ?? [:]
+        materialized = built
+        stored = nil
+        return built
     }
 
     /// How many properties there are.
     public var count: Int { properties.count }
     /// The property names, sorted (by code point), so iteration is the same everywhere.
-    public var keys: [String] { properties.keys.sorted { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) } }
+    /// UTF-8 bytes order as code points do, and compare faster than scalars.
+    public var keys: [String] { properties.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
     public func contains(key: String) -> Bool { properties[key] != nil }
 
     /// The value as a plain type (`String`, `Int`, `Double`, `Bool`, `NSNull`), or a
@@ -66,6 +104,12 @@ public class PropertyContainer {
     /// The stored form: an object with keys in code-point order.
     func json(depth: Int) throws(AccordError) -> AnyValue {
         if let invalidEdit { throw invalidEdit }
+        // Not built yet (a document from JSON that was saved unread): the stored JSON
+        // with its keys sorted is what the properties would give, unless it holds a blob
+        // or nests too deep, which the properties path handles (and refuses).
+        if materialized == nil, let stored, let object = StoredJSON.normalized(stored.object, depth: depth) {
+            return .object(object)
+        }
         var entries: [(String, AnyValue)] = []
         entries.reserveCapacity(properties.count)
         for key in keys {
@@ -83,6 +127,8 @@ public class PropertyContainer {
 
     /// The blobs set in this container (at any depth) that are not stored yet.
     func unsavedBlobs() -> [Blob] {
+        // Stored JSON holds only stored blobs (with digests); new ones come from setters.
+        if materialized == nil { return [] }
         var blobs: [Blob] = []
         for property in properties.values { property.unsavedBlobs(depth: 1, into: &blobs) }
         return blobs
@@ -92,7 +138,11 @@ public class PropertyContainer {
 /// A read-only nested dictionary of a ``Document``.
 public class DictionaryObject: PropertyContainer {
     init(stored object: OrderedObject, blobs: BlobStore? = nil) {
-        super.init(properties: Self.properties(of: object, mutable: false, blobs: blobs))
+        super.init(stored: object, mutable: false, blobs: blobs)
+    }
+
+    override init(stored object: OrderedObject, mutable: Bool, blobs: BlobStore?) {
+        super.init(stored: object, mutable: mutable, blobs: blobs)
     }
 
     override init(properties: [String: Property]) {

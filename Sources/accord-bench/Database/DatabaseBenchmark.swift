@@ -13,14 +13,17 @@ struct DatabaseBenchmark {
     var batchSize = 1_000
     var samples = 15
     var directory = FileManager.default.temporaryDirectory.path
+    /// Only the save measurements (for profiling them).
+    var savesOnly = false
 
     static let usage = """
-          accord-bench database [--documents N] [--dir DIR] [--quick]
+          accord-bench database [--documents N] [--dir DIR] [--quick] [--saves-only]
               The JSON document database (Database, collections, MutableDocument) on SQLite
               files in DIR, each line beside a plain SQLite JSON table (json_extract and an
               expression index): save_10k_batched and save_1k_unbatched (documents/s),
               get_by_id (µs), query_indexed and query_full_scan over N documents (default
               100,000; ms), listener_latency (save to listener, µs). --quick: 10,000 documents.
+              --saves-only: the two save lines only (for profiling).
         """
 
     static func parse(_ args: [String]) throws(BenchFailure) -> DatabaseBenchmark {
@@ -33,6 +36,7 @@ struct DatabaseBenchmark {
             case "--quick":
                 bench.count = 10_000
                 bench.samples = 5
+            case "--saves-only": bench.savesOnly = true
             default: throw BenchFailure.usage("unknown option '\(arg)'")
             }
         }
@@ -66,6 +70,7 @@ struct DatabaseBenchmark {
         TraceBenchmark.log("database: \(count) documents, files in \(work)")
 
         try measureSaves(work: work)
+        if savesOnly { return }
         let database = try Database(name: "bench", directory: work)
         defer { try? database.close() }
         let people = try database.createCollection(name: "people")
