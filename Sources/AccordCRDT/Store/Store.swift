@@ -35,6 +35,9 @@ struct Store {
     /// The splits of the transaction in progress, so that a failed one can join the
     /// parts again (Doc+Rollback.swift). Emptied when a transaction begins.
     var splitLog = ReusableList<SplitRecord>()
+    /// How far ``holdsSurrogatePairs()`` has scanned `text`, and whether it found a
+    /// lead surrogate (TextPosition.swift).
+    var surrogateScan: (position: Int, found: Bool) = (0, false)
 
     /// Where an item was split: the right part starts at `clock`; when the cut fell
     /// inside a surrogate pair, the units it replaced with U+FFFD at `pairAt`.

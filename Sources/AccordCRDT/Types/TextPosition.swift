@@ -52,10 +52,30 @@ extension Store {
     /// Whether visible offset `index` of text `t` falls between the halves of a surrogate
     /// pair held by one item.
     mutating func splitsSurrogatePair(type t: Int32, at index: Int) -> Bool {
-        guard index > 0, index < types[Int(t)].length else { return false }
+        // Most documents hold no character outside the BMP: then no offset can cut a
+        // pair, and the seek below (a second walk per edit) is skipped.
+        guard index > 0, index < types[Int(t)].length, holdsSurrogatePairs() else { return false }
         let (ref, before) = seek(type: t, index: index)
         guard ref != noItem, index > before, items[Int(ref)].kind == .string else { return false }
         let unit = Int(items[Int(ref)].a) + index - before
         return UTF16.isTrailSurrogate(text[unit]) && UTF16.isLeadSurrogate(text[unit - 1])
+    }
+
+    /// Whether the text storage holds a lead surrogate anywhere. Scans only the units
+    /// added since the last call (storage grows at the end; a rollback that truncated it
+    /// starts the scan over), so it costs nothing per edit once caught up.
+    mutating func holdsSurrogatePairs() -> Bool {
+        if surrogateScan.position > text.count { surrogateScan = (0, false) }
+        if surrogateScan.found { return true }
+        var position = surrogateScan.position
+        while position < text.count {
+            if UTF16.isLeadSurrogate(text[position]) {
+                surrogateScan = (position, true)
+                return true
+            }
+            position += 1
+        }
+        surrogateScan = (position, false)
+        return false
     }
 }
