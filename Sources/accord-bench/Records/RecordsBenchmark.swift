@@ -46,7 +46,8 @@ struct RecordsBenchmark: Sendable {
               priority indexed, done, category, hours, tags, due) through an offline
               AccordClient over SQLite files in DIR, each query also on a hand-written SQLite
               schema (ratio printed): insert_batch_<N> (records/s, batches of --batch, default
-              1,000, through ClientRecords.saveBatch), query_indexed_eq,
+              1,000, through ClientRecords.saveBatch, until the index holds them all) and
+              insert_batch_saved_<N> (until the saves returned, durable), query_indexed_eq,
               query_range_sort_limit20, query_containsText, query_has_tag_limit20,
               count_filtered, aggregate_groupby, save_one_visible (µs), index_file_<N> and
               resident_client_<N> (bytes), reopen_unchanged_<N> and reopen_10_changed_<N>
