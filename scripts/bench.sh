@@ -26,6 +26,15 @@
 #                   accord serve (edit-to-remote latency with 2 and 50 clients, opening a
 #                   cached document, catching up 10,000 offline edits; about a minute);
 #                   BENCH_CLIENT_ARGS adds options (e.g. --quick)
+#   BENCH_DATABASE  1 (default) also runs `accord-bench database`: the JSON document database
+#                   beside a plain SQLite JSON table (BENCH_DATABASE_ARGS, e.g. --quick)
+#   BENCH_COLLAB    1 (default) also runs `accord-bench collab`: undo/redo, relative
+#                   positions, counters
+#   BENCH_DIRECTORY 1 (default) also runs `accord-bench directory`: the server's listings and
+#                   alias race
+#   BENCH_INGEST    1 (default) also runs `accord-bench ingest`: ingest, records/bulk and
+#                   export/import bundles against accord serve (several minutes;
+#                   BENCH_INGEST_ARGS, e.g. --records 100000)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -115,4 +124,25 @@ if has accord && [[ "${BENCH_CLIENT:-1}" == 1 ]]; then
         || die "accord-bench client failed"
     "$PY" scripts/bench_table.py client-table "$OUT/client.jsonl" | tee -a "$OUT/results.md"
 fi
+# The newer benchmarks, each as one table of its JSON lines.
+lines_bench() { # flag name title args...
+    local flag="$1" name="$2" title="$3"
+    shift 3
+    if has accord && [[ "${!flag:-1}" == 1 ]]; then
+        echo "bench.sh: accord-bench $name $*" >&2
+        "$BIN" "$name" "$@" >"$OUT/$name.jsonl" || die "accord-bench $name failed"
+        "$PY" scripts/bench_table.py lines-table "$title" "$OUT/$name.jsonl" | tee -a "$OUT/results.md"
+    fi
+}
+mkdir -p "$OUT/database" "$OUT/directory"
+lines_bench BENCH_DATABASE database "database (JSON documents vs a plain SQLite JSON table)" \
+    --dir "$OUT/database" ${BENCH_DATABASE_ARGS:-}
+lines_bench BENCH_COLLAB collab "collab (undo/redo, relative positions, counters)" \
+    --trace "$SHARED/traces/automerge-paper.json.gz"
+lines_bench BENCH_DIRECTORY directory "directory (listings and aliases)" --dir "$OUT/directory"
+if has accord && [[ "${BENCH_INGEST:-1}" == 1 ]]; then
+    swift build -c release --product accord >&2 || die "could not build accord"
+fi
+lines_bench BENCH_INGEST ingest "ingest (records into accord serve; export/import bundles)" ${BENCH_INGEST_ARGS:-}
+
 echo "bench.sh: results in ${RESULTS#$ROOT/} and ${OUT#$ROOT/}/results.md" >&2

@@ -244,6 +244,25 @@ def records_table(path: str) -> int:
     return 0
 
 
+def lines_table(title: str, path: str) -> int:
+    """Any accord-bench JSON lines: one row per measurement, its figures as `key=value`."""
+    recs = list(read_records(path))
+    if not recs:
+        print(f"bench_table: {path} has no results", file=sys.stderr)
+        return 1
+    print(f"### {title}\n")
+    print("| measurement | figures | target | met |")
+    print("| --- | --- | --- | --- |")
+    skip = {"name", "engine", "trace", "note", "target", "target_met"}
+    for r in recs:
+        figures = ", ".join(
+            f"{k}={v:,.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items() if k not in skip)
+        met = {True: "yes", False: "**no**"}.get(r.get("target_met"), "")
+        print(f"| {r['name']} | {figures} | {r.get('target', '')} | {met} |")
+    print()
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description="benchmark JSON-lines helpers")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -258,7 +277,12 @@ def main() -> int:
     ct.add_argument("results")
     rt = sub.add_parser("records-table")
     rt.add_argument("results")
+    lt = sub.add_parser("lines-table")
+    lt.add_argument("title")
+    lt.add_argument("results")
     args = ap.parse_args()
+    if args.cmd == "lines-table":
+        return lines_table(args.title, args.results)
     if args.cmd == "annotate":
         return annotate(args.engine, args.trace)
     if args.cmd == "server-table":
