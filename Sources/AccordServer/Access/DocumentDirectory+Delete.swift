@@ -1,15 +1,21 @@
 public import AccordCRDT
 import AccordStore
+import Foundation
 
 extension DocumentDirectory {
-    /// Deletes a document with its log, its access row and its details.
+    /// Deletes a document with its log, its access row and its details, and remembers
+    /// its id (``AccessStore/wasDeleted(_:)``) so that create-on-connect does not bring it
+    /// back: a device that still has it open would re-create it, as its own, on reconnecting.
     ///
-    /// The document goes first: a crash after it leaves rows without a document, which
-    /// mean nothing and are overwritten if the id is created again; the other order
-    /// could leave a document nobody may open, taking space forever.
+    /// The tombstone goes first (a crash after it leaves the document in place, and the
+    /// delete can be retried), then the document: a crash after that leaves rows without a
+    /// document, which mean nothing; the other order could leave a document nobody may
+    /// open, taking space forever.
     ///
     /// - Throws: `DOCUMENT_NOT_FOUND`; storage errors.
     public func delete(_ id: DocumentID) throws(AccordError) {
+        _ = try documents.metadata(id)
+        try access.bury(id, at: Date().formatted(.iso8601))
         try documents.delete(id)
         try access.removeAccess(id)
         try setDetails(DocumentDetails(), for: id)

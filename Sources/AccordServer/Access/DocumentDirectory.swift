@@ -60,6 +60,20 @@ public struct DocumentDirectory: Sendable {
         }
     }
 
+    /// ``create(_:owner:title:tags:)`` for the sync server's create-on-connect, which
+    /// never re-creates a deleted document: a device that still has it open would bring
+    /// its old content back with itself as the owner. (An explicit create, by REST or an
+    /// admin import, may reuse the id: it starts empty, or from a bundle.)
+    /// - Throws: `DOCUMENT_DELETED` for the id of a deleted document, and what `create` throws.
+    public func createOnConnect(_ id: DocumentID, owner: String) throws(AccordError) {
+        if try access.wasDeleted(id) {
+            throw AccordError(
+                .documentDeleted, "document \(id) was deleted; connecting does not create it again",
+                details: ["document": id.rawValue])
+        }
+        try create(id, owner: owner)
+    }
+
     private func createOwned(_ id: DocumentID, owner: String, title: String, tags: [String]) throws(AccordError) -> DocumentMetadata {
         // One creator per access store at a time; see AccessStore.creation. Not held by
         // anything the document store calls, so its observers cannot deadlock with it.
@@ -77,6 +91,7 @@ public struct DocumentDirectory: Sendable {
         if try documents.contains(id) {
             throw AccordError(.documentExists, "document \(id) already exists", details: ["document": id.rawValue])
         }
+
         try row.validate()
         var row = row
         row.ownerListing = try appendOwned(id, owner: row.owner)

@@ -313,7 +313,7 @@ final class SyncHub: @unchecked Sendable {
                 throw AccordError(.documentNotFound, "document \(document) does not exist",
                                   details: ["document": document.rawValue])
             }
-            try directory.create(document, owner: user)
+            try directory.createOnConnect(document, owner: user)
             return .owner
         }
         guard let role = try directory.access.role(of: user, on: document) else {

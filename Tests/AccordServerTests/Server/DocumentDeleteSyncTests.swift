@@ -27,6 +27,21 @@ import AccordServer
         try await Task.sleep(for: .milliseconds(100))
         try server.documents.flush()
         #expect(try !server.documents.contains("doc"))
+
+        // A device that still has it, reconnecting, cannot bring it back through
+        // create-on-connect (it would own the old content).
+        let returning = try await server.client("bob", document: "doc")
+        try await eventually("bob refused") { returning.errorCodes.contains("DOCUMENT_DELETED") }
+        try server.documents.flush()
+        #expect(try !server.documents.contains("doc"))
+        #expect(try server.server.directory.access.access("doc") == nil)
+        // An explicit create may reuse the id: it starts empty, and the stale device
+        // (no access to the new document) is refused.
+        let recreated = try await server.request("POST", "/v1/documents", user: "ada", json: ["id": "doc"])
+        #expect(recreated.status == 201)
+        let stale = try await server.client("bob", document: "doc")
+        try await eventually("bob refused again") { stale.errorCodes.contains("DOC_ACCESS_DENIED") }
+        #expect(try server.documents.load("doc").getText("t").string == "")
         try await server.stop()
     }
 }
