@@ -9,4 +9,15 @@ enum UserIDRule {
     static func validate(_ user: String) throws(AccordError) {
         try WireDocumentID.validateName(user, kind: "user id")
     }
+
+    /// `user` as a signed-in caller: an id the access rows could not hold is no sign-in
+    /// (`UNAUTHENTICATED`), for every REST handler alike.
+    static func signedIn(_ user: String) throws(AccordError) -> String {
+        do {
+            try validate(user)
+        } catch {
+            throw AccordError(.unauthenticated, "the credentials name no valid user: \(error.message)")
+        }
+        return user
+    }
 }

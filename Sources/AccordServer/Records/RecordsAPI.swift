@@ -79,13 +79,7 @@ struct RecordsAPI: Sendable {
     // MARK: Checks shared by the handlers
 
     private func caller(of request: HTTPRequest) throws(AccordError) -> String {
-        let user = try authenticate(request)
-        do {
-            try UserIDRule.validate(user)
-        } catch {
-            throw AccordError(.unauthenticated, "the credentials name no valid user: \(error.message)")
-        }
-        return user
+        try UserIDRule.signedIn(authenticate(request))
     }
 
     /// The body as JSON (nil when empty). Request bodies are bounded by the server's

@@ -89,13 +89,7 @@ public struct DocumentsAPI: Sendable {
 
     /// The authenticated user; an id the access rows could not hold is no sign-in.
     func authenticatedUser(_ request: HTTPRequest) throws(AccordError) -> String {
-        let user = try authenticate(request)
-        do {
-            try UserIDRule.validate(user)
-        } catch {
-            throw AccordError(.unauthenticated, "the credentials name no valid user: \(error.message)")
-        }
-        return user
+        try UserIDRule.signedIn(authenticate(request))
     }
 
     private func documentID(_ raw: String) throws(AccordError) -> DocumentID {
