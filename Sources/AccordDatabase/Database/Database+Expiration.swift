@@ -14,7 +14,10 @@ extension Collection {
                     .documentNotFound, "no document \(id) in the collection \(name)",
                     details: ["document": id, "collection": name])
             }
-            try open.table.setExpiration(collection: key.tableName, id: id, expiration?.timeIntervalSince1970)
+            // Only the table holds expirations: synced, as a save is.
+            try open.table.durableTransaction { () throws(AccordError) in
+                try open.table.setExpiration(collection: key.tableName, id: id, expiration?.timeIntervalSince1970)
+            }
             database.scheduleExpiryPass()
         }
     }

@@ -98,7 +98,11 @@ extension Database {
         for content in contents.values { try content.checkAppends() }
         try open.store.flush()
         var saved: [(PendingBatch.Write, OrderedObject)] = []
-        try open.table.transaction { () throws(AccordError) in
+        // A purge exists only in the table (not replicated, not in the store): synced.
+        let holdsPurge = pending.writes.contains { if case .purge = $0.kind { true } else { false } }
+        let commit: (() throws(AccordError) -> Void) throws(AccordError) -> Void =
+            holdsPurge ? open.table.durableTransaction : open.table.transaction
+        try commit { () throws(AccordError) in
             for key in order {
                 let content = contents[key]!
                 for write in byCollection[key]! {

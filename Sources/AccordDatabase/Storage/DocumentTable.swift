@@ -76,6 +76,22 @@ final class DocumentTable {
         }
     }
 
+    /// ``transaction(_:)`` whose commit is synced to disk before it returns. For what
+    /// only this table holds (purges, expirations): everything else in it is derived from
+    /// the store and rebuilt after a loss, so the other commits skip the sync.
+    func durableTransaction<T>(_ body: () throws(AccordError) -> T) throws(AccordError) -> T {
+        try connection.execute("PRAGMA synchronous = FULL")
+        defer { try? connection.execute("PRAGMA synchronous = NORMAL") }
+        return try transaction(body)
+    }
+
+    /// SQLite's `synchronous` level on this connection (1 NORMAL, 2 FULL), for tests.
+    func synchronousLevel() throws(AccordError) -> Int64 {
+        var level: Int64 = -1
+        try connection.prepare("PRAGMA synchronous").forEachRow { level = $0.int64(0) }
+        return level
+    }
+
     func row(collection: String, id: String) throws(AccordError) -> Row? {
         let statement = try statement(
             "SELECT body, sequence, deleted, purged, expiration FROM documents WHERE collection = ? AND id = ?")
