@@ -154,8 +154,12 @@ public struct YText {
                     }
                     doc.store.insertText(type: type, &pos, wire, attributes: attributes ?? [:], &tr)
                 case .retain(let n, let attributes):
+                    // Where an op ends is where the next one starts: refused inside a pair,
+                    // as for the index-based calls (the transaction rolls back).
+                    try checkNotInsidePair(pos.index + n)
                     doc.store.formatText(type: type, &pos, length: n, attributes ?? [:], &tr)
                 case .delete(let n):
+                    try checkNotInsidePair(pos.index + n)
                     doc.store.deleteText(type: type, &pos, length: n, &tr)
                 }
             }

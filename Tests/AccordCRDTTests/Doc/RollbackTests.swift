@@ -144,6 +144,26 @@ import Testing
         #expect(text.string == "ab")
     }
 
+    @Test func aDeltaOpEndingInsideASurrogatePairIsRefusedWhole() throws {
+        let doc = Doc(clientID: 1)
+        let text = try doc.getText("t")
+        try text.insert(0, "a😀b")
+        let before = try Snapshot(doc)
+        for delta: [DeltaOp] in [
+            [.retain(2, attributes: nil), .delete(1)],
+            [.retain(1, attributes: nil), .delete(1)],
+            [.delete(2)],
+            [.retain(2, attributes: ["bold": true])],
+            [.insert(.text("x"), attributes: nil), .retain(2, attributes: nil), .insert(.text("y"), attributes: nil)],
+        ] {
+            let error = #expect(throws: AccordError.self) { try text.applyDelta(delta) }
+            #expect(error?.code == .invalidArgument, "\(delta)")
+        }
+        #expect(try Snapshot(doc) == before)
+        try text.applyDelta([.retain(1, attributes: nil), .delete(2)])
+        #expect(text.string == "ab")
+    }
+
     @Test func aSingleEditThatFailsPartWayChangesNothing() throws {
         let doc = Doc(clientID: 1)
         try seeded(doc)
