@@ -152,7 +152,10 @@ enum IngestCommand {
             } else {
                 Output.error(message)
             }
-            exit(status)
+            // `_exit`, not `exit`: this runs on a dispatch thread while the main thread is
+            // still uploading, and `exit` would run atexit handlers and static destructors
+            // under it (a crash with SIGSEGV was seen). Output is unbuffered, nothing is lost.
+            _exit(status)
         }
     }
 }

@@ -222,12 +222,14 @@ struct IngestCommandTests {
         let session = try #require(
             (try JSONSerialization.jsonObject(with: Data(noWait.stdout.utf8)) as? [String: Any])?["session"] as? String)
         var state = ""
+        var last = ""
         for _ in 0..<500 where state != "complete" {
             let got = try await Self.accord(["documents", "ingests", "get", "data", session] + options(server))
             state = ((try? JSONSerialization.jsonObject(with: Data(got.stdout.utf8))) as? [String: Any])?["state"] as? String ?? ""
+            last = "status \(got.status), stdout \(got.stdout.prefix(300)), stderr \(got.stderr.prefix(300))"
             if state != "complete" { try await Task.sleep(for: .milliseconds(20)) }
         }
-        #expect(state == "complete")
+        #expect(state == "complete", "last answer: \(last)")
         try await server.stop()
     }
 
