@@ -23,9 +23,8 @@ struct ModelTables {
     /// repeat the row.
     let upsertRowPrefix: String
     let upsertRowMarks: String
-    /// For each string set: its table and the statements that clear and add one
-    /// record's members.
-    let memberWrites: [(field: String, table: String, clear: String, add: String)]
+    /// For each string set: its field and its members table.
+    let memberWrites: [(field: String, table: String)]
 
     init(schema: ModelSchema) {
         self.schema = schema
@@ -36,10 +35,7 @@ struct ModelTables {
         upsertRowPrefix = "INSERT OR REPLACE INTO \(records) (\(columns.joined(separator: ", "))) VALUES "
         upsertRowMarks = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
         upsertRow = upsertRowPrefix + upsertRowMarks
-        memberWrites = stringSets.map { field in
-            let table = Self.members(schema.name, field.name)
-            return (field.name, table, "DELETE FROM \(table) WHERE document = ? AND id = ?", "INSERT INTO \(table) VALUES (?, ?, ?)")
-        }
+        memberWrites = stringSets.map { ($0.name, Self.members(schema.name, $0.name)) }
     }
 
     func members(_ field: String) -> String { Self.members(schema.name, field) }

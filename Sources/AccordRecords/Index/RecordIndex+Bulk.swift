@@ -9,8 +9,7 @@ extension RecordIndex {
     static let rowsPerStatement = 32
 
     /// Writes the rows of `records` (replacing earlier ones) and their string-set
-    /// members, under the lock, many rows per statement: what ``insert(_:into:document:)``
-    /// does for one record, for a whole projection.
+    /// members (cleared, then written again), under the lock, many rows per statement.
     func insertMany(_ records: [RecordData], into modelTables: ModelTables, document: DocumentID) throws(AccordError) {
         let documentValue = SQLiteValue.text(document.rawValue)
         var start = 0

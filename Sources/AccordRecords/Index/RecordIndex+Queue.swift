@@ -29,36 +29,22 @@ extension RecordIndex {
         }
         let projection = PendingProjection(
             document: document, rows: rows, malformed: malformed, stateVector: doc.encodeStateVector(), sequence: sequence)
-        queue.append(projection) { [weak self] in
-            guard let self else { return }
-            lock.lock()
-            defer { lock.unlock() }
-            writeQueued()
-        }
+        queue.append(projection) { [weak self] in self?.locked {} }
     }
 
     /// The last queued projection of `document` that failed, after writing what is queued.
     public func failure(of document: DocumentID) -> AccordError? {
-        lock.lock()
-        defer { lock.unlock() }
-        writeQueued()
-        return failures[document]
+        locked { failures[document] }
     }
 
     /// Every document whose last queued projection failed, after writing what is queued.
     public var queuedFailures: [DocumentID: AccordError] {
-        lock.lock()
-        defer { lock.unlock() }
-        writeQueued()
-        return failures
+        locked { failures }
     }
 
     /// Forgets `document`'s failure (it is about to be projected whole again).
     public func clearFailure(of document: DocumentID) {
-        lock.lock()
-        defer { lock.unlock() }
-        writeQueued()
-        failures[document] = nil
+        locked { failures[document] = nil }
     }
 
     /// Writes every queued projection, oldest first, one SQLite transaction each (under

@@ -67,12 +67,7 @@ public final class RecordIndex: @unchecked Sendable {
             """)
     }
 
-    public var counters: Counters {
-        lock.lock()
-        defer { lock.unlock() }
-        writeQueued()
-        return tally
-    }
+    public var counters: Counters { locked { tally } }
 
     /// The registered models, by name.
     /// Read without the connection's lock (a save asks for its model while the
@@ -240,20 +235,7 @@ public final class RecordIndex: @unchecked Sendable {
 
     /// Writes a record's row (replacing an earlier one) and its string-set members.
     func insert(_ record: RecordData, into modelTables: ModelTables, document: DocumentID) throws(AccordError) {
-        var values: [SQLiteValue] = [.text(document.rawValue), .text(record.id)]
-        values.reserveCapacity(modelTables.valueFields.count + 2)
-        for field in modelTables.valueFields {
-            values.append(Self.column(record.values[field.name]))
-        }
-        try connection.cachedStatement(modelTables.upsertRow).run(values)
-        for members in modelTables.memberWrites {
-            try connection.cachedStatement(members.clear).run([values[0], values[1]])
-            guard case .stringSet(let set)? = record.values[members.field] else { continue }
-            let statement = try connection.cachedStatement(members.add)
-            for member in set {
-                try statement.run([.text(document.rawValue), .text(record.id), .text(member)])
-            }
-        }
+        try insertMany([record], into: modelTables, document: document)
     }
 
     func deleteRow(_ id: String, of modelTables: ModelTables, document: DocumentID) throws(AccordError) {
@@ -314,7 +296,7 @@ public final class RecordIndex: @unchecked Sendable {
 
     /// Runs `body` under the lock, after writing the queued projections. `NSLock.withLock`
     /// rethrows untyped errors; this keeps `AccordError`.
-    private func locked<T>(_ body: () throws(AccordError) -> T) throws(AccordError) -> T {
+    func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         lock.lock()
         defer { lock.unlock() }
         writeQueued()

@@ -71,20 +71,23 @@ extension DocumentStore {
 
     /// An open of `id` ended without a close: it records no lease.
     func leaseAbandoned(_ id: DocumentID) {
-        withLock {
+        _ = countClose(id)
+    }
+
+    /// Counts one open of `id` fewer; returns whether it was the last.
+    private func countClose(_ id: DocumentID) -> Bool {
+        withLock { () -> Bool in
             openLeases[id, default: 1] -= 1
-            if openLeases[id] == 0 { openLeases[id] = nil }
+            guard openLeases[id] == 0 else { return false }
+            openLeases[id] = nil
+            return true
         }
     }
 
     /// Records `doc`'s client ID for the next open of `id`, once everything it wrote is
     /// flushed (a clean close).
     func leaseClosed(_ id: DocumentID, doc: Doc) throws(AccordError) {
-        let last = withLock { () -> Bool in
-            openLeases[id, default: 1] -= 1
-            if openLeases[id] == 0 { openLeases[id] = nil; return true }
-            return false
-        }
+        let last = countClose(id)
         // Another open of the document may still write under its own ID; only the last
         // close records one (its edits are flushed, the other opens' too by then).
         guard last else { return }
