@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "AccordStore", targets: ["AccordStore"]),
         .library(name: "AccordTesting", targets: ["AccordTesting"]),
         .library(name: "AccordNet", targets: ["AccordNet"]),
+        .library(name: "AccordPostgres", targets: ["AccordPostgres"]),
         .library(name: "AccordServer", targets: ["AccordServer"]),
         .library(name: "AccordSync", targets: ["AccordSync"]),
         .library(name: "AccordRecords", targets: ["AccordRecords"]),
@@ -47,6 +48,11 @@ let package = Package(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        // libpq, for the PostgreSQL storage adapter (`accord serve --postgres`).
+        .systemLibrary(
+            name: "CPostgres", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
         .systemLibrary(
             name: "CWebSockets", pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"]), .brew(["libwebsockets"])]
@@ -58,6 +64,11 @@ let package = Package(
         // adapter seam with its conformance suite, and sealing at rest.
         .target(
             name: "AccordStore", dependencies: ["AccordCRDT", "CSQLite", "CSodium", "CAccordSHA"],
+            swiftSettings: swiftSettings
+        ),
+        // The storage adapter on PostgreSQL, for servers that share one database (a cluster).
+        .target(
+            name: "AccordPostgres", dependencies: ["AccordCRDT", "AccordStore", "CPostgres"],
             swiftSettings: swiftSettings
         ),
         // WebSocket client and server plus HTTP routes on the same port, over libwebsockets.
@@ -136,6 +147,11 @@ let package = Package(
         .testTarget(
             name: "AccordStoreTests",
             dependencies: ["AccordStore", "AccordCRDT", "AccordTesting", "accord-crash-writer"],
+            swiftSettings: swiftSettings
+        ),
+        // Against a throwaway PostgreSQL cluster that scripts/test.sh starts ($ACCORD_POSTGRES_URL).
+        .testTarget(
+            name: "AccordPostgresTests", dependencies: ["AccordPostgres", "AccordStore", "AccordCRDT", "AccordTesting"],
             swiftSettings: swiftSettings
         ),
         // Real sockets on 127.0.0.1, port 0.
