@@ -121,7 +121,10 @@ let package = Package(
         // Foundation is fine here (files, stdio, signals).
         .executableTarget(
             name: "accord",
-            dependencies: ["AccordCRDT", "AccordStore", "AccordServer", "AccordRecords", "AccordTOML", "AccordCodegen", "CZlib"],
+            dependencies: [
+                "AccordCRDT", "AccordStore", "AccordServer", "AccordRecords", "AccordTOML", "AccordCodegen", "CZlib",
+                "AccordPostgres",
+            ],
             swiftSettings: swiftSettings
         ),
         // Benchmarks on the editing traces in shared/traces; JSON lines like scripts/bench_reference.py.
@@ -163,7 +166,10 @@ let package = Package(
         ),
         .testTarget(
             name: "AccordServerTests",
-            dependencies: ["AccordServer", "AccordStore", "AccordNet", "AccordCRDT", "AccordRecords", "AccordTesting", "accord"],
+            dependencies: [
+                "AccordServer", "AccordStore", "AccordNet", "AccordCRDT", "AccordRecords", "AccordTesting", "accord",
+                "AccordPostgres",
+            ],
             swiftSettings: swiftSettings
         ),
         // The sync machines driven by events and a manual clock, and wired in memory to a
