@@ -132,7 +132,7 @@ let package = Package(
             name: "accord-bench",
             dependencies: [
                 "AccordCRDT", "AccordStore", "AccordNet", "AccordSync", "AccordRecords", "AccordTesting", "AccordTOML",
-                "AccordCodegen", "AccordDatabase", "AccordServer",
+                "AccordCodegen", "AccordDatabase", "AccordServer", "AccordPostgres",
             ],
             swiftSettings: swiftSettings
         ),

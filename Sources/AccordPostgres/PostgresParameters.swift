@@ -8,6 +8,10 @@ public enum PostgresValue: Sendable, Hashable {
     case bytes([UInt8])
     /// `bigint`, sent big-endian as the binary format wants.
     case int64(Int64)
+    /// `bigint[]`, one dimension, no nulls.
+    case int64Array([Int64])
+    /// `bytea[]`, one dimension, no nulls.
+    case bytesArray([[UInt8]])
 
     public static func text(_ string: String) -> PostgresValue { .bytes(Array(string.utf8)) }
 
@@ -15,8 +19,28 @@ public enum PostgresValue: Sendable, Hashable {
         switch self {
         case .null: return nil
         case .bytes(let bytes): return bytes
-        case .int64(let value): return withUnsafeBytes(of: value.bigEndian) { Array($0) }
+        case .int64(let value): return Self.bigEndian(value)
+        case .int64Array(let values): return Self.array(elementType: 20, values.map(Self.bigEndian))
+        case .bytesArray(let values): return Self.array(elementType: 17, values)
         }
+    }
+
+    private static func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+        withUnsafeBytes(of: value.bigEndian) { Array($0) }
+    }
+
+    /// PostgreSQL's binary array format (array_send): dimensions, a has-nulls flag, the
+    /// element type's oid, then per dimension its length and lower bound (1), then each
+    /// element as a length and its binary form.
+    private static func array(elementType oid: Int32, _ elements: [[UInt8]]) -> [UInt8] {
+        var bytes = bigEndian(Int32(1)) + bigEndian(Int32(0)) + bigEndian(oid)
+        bytes += bigEndian(Int32(elements.count)) + bigEndian(Int32(1))
+        bytes.reserveCapacity(bytes.count + elements.reduce(0) { $0 + 4 + $1.count })
+        for element in elements {
+            bytes += bigEndian(Int32(element.count))
+            bytes += element
+        }
+        return bytes
     }
 }
 

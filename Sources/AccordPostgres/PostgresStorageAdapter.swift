@@ -109,7 +109,7 @@ public final class PostgresStorageAdapter: StorageAdapter {
 
     public func commit(_ batch: [StorageOperation]) throws {
         guard !batch.isEmpty else { return }
-        var calls = try batch.map(call)
+        var calls = try Self.calls(for: batch)
         batchNumber += 1
         calls.append(("mark_batch", [.bytes(writerID), .int64(batchNumber)]))
         try run(calls, batch: batchNumber)
@@ -153,25 +153,56 @@ public final class PostgresStorageAdapter: StorageAdapter {
         }
     }
 
-    private func call(_ operation: StorageOperation) throws(AccordError) -> (name: String, parameters: [PostgresValue]) {
-        switch operation {
-        case .put(let category, let key, let value):
-            return ("put", [name(category), .text(key), .bytes(value)])
-        case .delete(let category, let key):
-            return ("delete", [name(category), .text(key)])
-        case .append(let category, let key, let sequence, let value):
-            guard StorageLogEntry.validSequences.contains(sequence) else {
-                throw AccordError(.invalidArgument, "log sequence \(sequence) is outside 1...2^63-1")
-            }
-            return ("append", [name(category), .text(key), .int64(Int64(sequence)), .bytes(value)])
-        case .truncateLog(let category, let key, let through):
-            return ("truncate_log", [name(category), .text(key), .int64(Int64(clamping: through))])
-        case .deleteLog(let category, let key):
-            return ("delete_log", [name(category), .text(key)])
+    /// The statements for a batch, in its order. Consecutive appends to one log become
+    /// one `append` call with arrays; their order is checked here (strictly increasing),
+    /// and against the log's last entry by PostgreSQL.
+    static func calls(for batch: [StorageOperation]) throws(AccordError) -> [(name: String, parameters: [PostgresValue])] {
+        var calls: [(name: String, parameters: [PostgresValue])] = []
+        var run: (category: StorageCategory, key: String, sequences: [Int64], values: [[UInt8]])?
+        func endRun() {
+            guard let current = run else { return }
+            calls.append(("append", [name(current.category), .text(current.key), .int64Array(current.sequences), .bytesArray(current.values)]))
+            run = nil
         }
+        for operation in batch {
+            if case .append(let category, let key, let sequence, let value) = operation {
+                guard StorageLogEntry.validSequences.contains(sequence) else {
+                    throw AccordError(.invalidArgument, "log sequence \(sequence) is outside 1...2^63-1")
+                }
+                if let current = run, current.category == category, current.key.utf8.elementsEqual(key.utf8) {
+                    guard let last = current.sequences.last, Int64(sequence) > last else {
+                        throw AccordError(
+                            .invalidArgument, "log sequence \(sequence) is not after \(current.sequences.last ?? 0)",
+                            details: ["category": category.rawValue, "key": key])
+                    }
+                    run?.sequences.append(Int64(sequence))
+                    run?.values.append(value)
+                } else {
+                    endRun()
+                    run = (category, key, [Int64(sequence)], [value])
+                }
+                continue
+            }
+            endRun()
+            switch operation {
+            case .put(let category, let key, let value):
+                calls.append(("put", [name(category), .text(key), .bytes(value)]))
+            case .delete(let category, let key):
+                calls.append(("delete", [name(category), .text(key)]))
+            case .truncateLog(let category, let key, let through):
+                calls.append(("truncate_log", [name(category), .text(key), .int64(Int64(clamping: through))]))
+            case .deleteLog(let category, let key):
+                calls.append(("delete_log", [name(category), .text(key)]))
+            case .append:
+                break
+            }
+        }
+        endRun()
+        return calls
     }
 
-    private func name(_ category: StorageCategory) -> PostgresValue { .text(category.rawValue) }
+    private static func name(_ category: StorageCategory) -> PostgresValue { .text(category.rawValue) }
+    private func name(_ category: StorageCategory) -> PostgresValue { Self.name(category) }
 
     /// Backs off before another attempt: 20, 40, 80, 160 ms.
     private static func pause(_ attempt: Int) {

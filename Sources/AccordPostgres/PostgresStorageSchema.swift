@@ -6,7 +6,10 @@ import AccordCRDT
 /// Names (categories, keys) are `bytea`, not `text`: `bytea` compares byte for byte
 /// whatever the database's collation, which is the exact, ascending order the storage
 /// protocol promises. Logs are rows keyed by (category, key, sequence), so a log's
-/// last sequence is one descent of the primary-key index.
+/// last sequence is one descent of the primary-key index. A run of appends to one log
+/// is one call of `accord_append` with arrays: the order check once, then one
+/// multi-row insert, rather than a function call per entry (which made a flush of many
+/// keystrokes cost a server-side round of PL/pgSQL each).
 enum PostgresStorageSchema {
     /// The layout this code reads and writes (`accord_meta.version`).
     static let version: Int64 = 1
@@ -44,15 +47,16 @@ enum PostgresStorageSchema {
             PRIMARY KEY (category, key, sequence));
         CREATE TABLE IF NOT EXISTS \(schema).accord_writers (
             id bytea PRIMARY KEY, batch bigint NOT NULL, touched timestamptz NOT NULL DEFAULT now());
-        CREATE OR REPLACE FUNCTION \(schema).accord_append(c bytea, k bytea, s bigint, v bytea) RETURNS void
+        CREATE OR REPLACE FUNCTION \(schema).accord_append(c bytea, k bytea, s bigint[], v bytea[]) RETURNS void
         LANGUAGE plpgsql AS $$
         DECLARE last bigint;
         BEGIN
             SELECT max(sequence) INTO last FROM \(schema).accord_logs WHERE category = c AND key = k;
-            IF last IS NOT NULL AND last >= s THEN
-                RAISE EXCEPTION 'log sequence % is not after %', s, last USING ERRCODE = '\(PostgresErrorMapping.sequenceNotAfter)';
+            IF last IS NOT NULL AND last >= s[1] THEN
+                RAISE EXCEPTION 'log sequence % is not after %', s[1], last USING ERRCODE = '\(PostgresErrorMapping.sequenceNotAfter)';
             END IF;
-            INSERT INTO \(schema).accord_logs (category, key, sequence, value) VALUES (c, k, s, v);
+            INSERT INTO \(schema).accord_logs (category, key, sequence, value)
+                SELECT c, k, entry.s, entry.v FROM unnest(s, v) AS entry(s, v);
         END $$;
         DELETE FROM \(schema).accord_writers WHERE touched < now() - interval '7 days';
         COMMIT;
@@ -75,7 +79,7 @@ enum PostgresStorageSchema {
             ON CONFLICT (category, key) DO UPDATE SET value = excluded.value
             """),
         ("delete", "DELETE FROM accord_records WHERE category = $1 AND key = $2"),
-        ("append", "SELECT accord_append($1, $2, $3, $4)"),
+        ("append", "SELECT accord_append($1, $2, $3::bigint[], $4::bytea[])"),
         ("truncate_log", "DELETE FROM accord_logs WHERE category = $1 AND key = $2 AND sequence <= $3"),
         ("delete_log", "DELETE FROM accord_logs WHERE category = $1 AND key = $2"),
         ("wipe_records", "DELETE FROM accord_records"),
