@@ -11,8 +11,11 @@ import CPostgres
 public final class PostgresConnection {
     private var handle: OpaquePointer?
     private let conninfo: String
-    /// Statements to prepare on every (re)connection, by name.
-    private var statements: [(name: String, sql: String)] = []
+    /// Registered statements, by name; each is prepared on a connection the first time
+    /// it runs there (a connection that never runs one never pays its round trip).
+    private var statements: [String: String] = [:]
+    /// Statements prepared on the current connection.
+    private var preparedHere: Set<String> = []
     /// What runs once on every new connection before statements are prepared.
     private let setup: String
 
@@ -53,6 +56,7 @@ public final class PostgresConnection {
     /// registered statements.
     func connect() throws(AccordError) {
         if let handle { PQfinish(handle) }
+        preparedHere = []
         handle = PQconnectdb(conninfo)
         guard let handle, PQstatus(handle) == CONNECTION_OK else {
             let reason = handle.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
@@ -64,7 +68,6 @@ public final class PostgresConnection {
         // reads them.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
         if !setup.isEmpty { try execute(setup) }
-        for statement in statements { try sendPrepare(statement.name, statement.sql) }
     }
 
     /// Reconnects when the connection is gone; a no-op otherwise.
@@ -79,17 +82,22 @@ public final class PostgresConnection {
 
     // MARK: Statements
 
-    /// Registers a statement prepared under `name` now and on every reconnection.
-    public func prepare(_ name: String, _ sql: String) throws(AccordError) {
-        statements.removeAll { $0.name == name }
-        statements.append((name, sql))
-        try sendPrepare(name, sql)
+    /// Registers a statement under `name`, prepared on each connection before its first
+    /// use there. Nothing is sent now.
+    public func register(_ name: String, _ sql: String) {
+        statements[name] = sql
     }
 
-    private func sendPrepare(_ name: String, _ sql: String) throws(AccordError) {
+    /// Prepares `name` on the current connection unless it already is.
+    private func ensurePrepared(_ name: String) throws(AccordError) {
+        guard !preparedHere.contains(name) else { return }
+        guard let sql = statements[name] else {
+            throw AccordError(.invalidArgument, "no statement is registered as \(name)")
+        }
         let result = PQprepare(try connection(), name, sql, 0, nil)
         defer { PQclear(result) }
         _ = try rows(of: result, statement: name)
+        preparedHere.insert(name)
     }
 
     /// Runs SQL text with no parameters (several statements allowed).
@@ -110,10 +118,11 @@ public final class PostgresConnection {
         return try rows(of: result, statement: "query")
     }
 
-    /// Runs a prepared statement with binary results.
+    /// Runs a registered statement with binary results.
     public func run(_ name: String, _ parameters: [PostgresValue]) throws(AccordError) -> PostgresRows {
         let laidOut = try PostgresParameters(parameters)
         let conn = try connection()
+        try ensurePrepared(name)
         let result = laidOut.withPointers { values, lengths, formats in
             PQexecPrepared(conn, name, laidOut.count, values, lengths, formats, 1)
         }
@@ -179,6 +188,8 @@ public final class PostgresConnection {
     /// the other waits, which the libpq manual warns a blocking pipeline can deadlock on.
     func pipeline(_ calls: [(name: String, parameters: [PostgresValue])], flushEvery: Int = 512) throws(AccordError) -> [PostgresRows] {
         let conn = try connection()
+        // PQprepare cannot run inside a pipeline: prepare what the calls need first.
+        for name in Set(calls.map(\.name)) { try ensurePrepared(name) }
         guard PQenterPipelineMode(conn) == 1 else { throw lostOrFailed(nil, statement: "pipeline") }
         var results: [PostgresRows] = []
         results.reserveCapacity(calls.count)

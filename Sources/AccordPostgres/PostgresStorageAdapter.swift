@@ -43,15 +43,28 @@ public final class PostgresStorageAdapter: StorageAdapter {
         var generator = SystemRandomNumberGenerator()
         writerID = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
         connection = try PostgresConnection(url: url, setup: "SET search_path TO \(schema)")
-        try connection.execute(PostgresStorageSchema.creation(schema))
-        for statement in PostgresStorageSchema.statements { try connection.prepare(statement.name, statement.sql) }
-        let stored = try connection.run("version", []).firstInt64 ?? 0
-        guard stored <= PostgresStorageSchema.version else {
+        for statement in PostgresStorageSchema.statements { connection.register(statement.name, statement.sql) }
+        // Opening a schema that is already current costs one query, not the DDL; a
+        // newer layout is refused before anything is created or replaced in it.
+        let found = try Self.layoutVersion(connection)
+        if let found, found > PostgresStorageSchema.version {
             throw AccordError(
-                .storageError, "schema \(schema) was written by a newer Accord (layout \(stored))",
-                details: ["schema_version": String(stored)])
+                .storageError, "schema \(schema) was written by a newer Accord (layout \(found))",
+                details: ["schema_version": String(found)])
+        }
+        if found != PostgresStorageSchema.version {
+            try connection.execute(PostgresStorageSchema.creation(schema))
         }
         _ = try connection.run("register_writer", [.bytes(writerID)])
+    }
+
+    /// The layout recorded in the schema, nil for a schema without Accord's tables.
+    private static func layoutVersion(_ connection: PostgresConnection) throws(AccordError) -> Int64? {
+        do {
+            return try connection.query("SELECT max(version) FROM accord_meta").firstInt64
+        } catch where error.details["sqlstate"] == "42P01" {  // undefined_table
+            return nil
+        }
     }
 
     deinit {

@@ -63,9 +63,8 @@ enum PostgresStorageSchema {
         """
     }
 
-    /// Prepared on every connection, by name.
+    /// Prepared on each connection before their first use there, by name.
     static let statements: [(name: String, sql: String)] = [
-        ("version", "SELECT max(version) FROM accord_meta"),
         ("read", "SELECT value FROM accord_records WHERE category = $1 AND key = $2"),
         ("keys", "SELECT key FROM accord_records WHERE category = $1 ORDER BY key"),
         ("read_log", """

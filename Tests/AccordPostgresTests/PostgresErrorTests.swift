@@ -74,3 +74,22 @@ import AccordStore
         #expect(try adapter.read(category, key: "k") == [2])
     }
 }
+
+/// A schema written by a newer layout is refused, and nothing in it is touched.
+@Suite struct PostgresLayoutVersionTests {
+    @Test func aNewerLayoutIsRefusedUntouched() throws {
+        let database = try PostgresTestDatabase()
+        defer { try? database.dropSchemas() }
+        _ = try database.adapter()
+        let admin = try database.connection()
+        try admin.execute("UPDATE \(database.schema()).accord_meta SET version = 99")
+        try admin.execute("DROP FUNCTION \(database.schema()).accord_append")
+        let error = #expect(throws: AccordError.self) { _ = try database.adapter() }
+        #expect(error?.code == .storageError)
+        #expect(error?.details["schema_version"] == "99")
+        let function = try admin.query(
+            "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND proname = 'accord_append'",
+            [.text(database.schema())])
+        #expect(function.firstInt64 == 0, "the refused open re-created the function")
+    }
+}

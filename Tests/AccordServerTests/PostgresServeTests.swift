@@ -40,6 +40,13 @@ import AccordTesting
         let read = try await call("GET", "/v1/documents/kept/records/tasks/t1", nil)
         #expect(read.status == 200)
         #expect(read.record["title"] as? String == "in postgres")
+
+        // Until the cluster lands, a second server on the same schema refuses to start.
+        let third = try TemporaryDirectory()
+        let refused = #expect(throws: (any Error).self) {
+            _ = try ServeProcess(dataDirectory: third.path, extraArguments: postgres)
+        }
+        #expect("\(refused.map { "\($0)" } ?? "")".contains("POSTGRES_SCHEMA_IN_USE"))
         _ = serve.terminate()
     }
 

@@ -67,6 +67,7 @@ enum ServeCommand {
         try createDirectory(dataDirectory)
         let secret = try dev ? DevSecret.loadOrCreate(in: dataDirectory) : ServerSecret.load(secretFile: secretFile)
         let tokens = try TokenAuthority(secret: secret)
+        let schemaLock = try postgres.map { url throws(AccordError) in try PostgresSchemaLock(url: url, schema: postgresSchema) }
         let documents = try openDocuments(dataDirectory: dataDirectory, postgres: postgres, schema: postgresSchema)
         // The dev user administers a dev server (export and import with the dev token).
         if dev { configuration.adminUsers.insert("dev") }
@@ -87,6 +88,7 @@ enum ServeCommand {
         let closed = Result { () throws(AccordError) in try documents.close() }
         try stopped.get()
         try closed.get()
+        withExtendedLifetime(schemaLock) {}
     }
 
     /// The store every document, access row and directory entry lives in: the
