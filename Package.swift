@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "AccordStore", targets: ["AccordStore"]),
         .library(name: "AccordTesting", targets: ["AccordTesting"]),
         .library(name: "AccordNet", targets: ["AccordNet"]),
+        .library(name: "AccordPostgres", targets: ["AccordPostgres"]),
         .library(name: "AccordServer", targets: ["AccordServer"]),
         .library(name: "AccordSync", targets: ["AccordSync"]),
         .library(name: "AccordRecords", targets: ["AccordRecords"]),
@@ -47,6 +48,11 @@ let package = Package(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        // libpq, for the PostgreSQL storage adapter (`accord serve --postgres`).
+        .systemLibrary(
+            name: "CPostgres", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
         .systemLibrary(
             name: "CWebSockets", pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"]), .brew(["libwebsockets"])]
@@ -58,6 +64,11 @@ let package = Package(
         // adapter seam with its conformance suite, and sealing at rest.
         .target(
             name: "AccordStore", dependencies: ["AccordCRDT", "CSQLite", "CSodium", "CAccordSHA"],
+            swiftSettings: swiftSettings
+        ),
+        // The storage adapter on PostgreSQL, for servers that share one database (a cluster).
+        .target(
+            name: "AccordPostgres", dependencies: ["AccordCRDT", "AccordStore", "CPostgres"],
             swiftSettings: swiftSettings
         ),
         // WebSocket client and server plus HTTP routes on the same port, over libwebsockets.
@@ -110,7 +121,10 @@ let package = Package(
         // Foundation is fine here (files, stdio, signals).
         .executableTarget(
             name: "accord",
-            dependencies: ["AccordCRDT", "AccordStore", "AccordServer", "AccordRecords", "AccordTOML", "AccordCodegen", "CZlib"],
+            dependencies: [
+                "AccordCRDT", "AccordStore", "AccordServer", "AccordRecords", "AccordTOML", "AccordCodegen", "CZlib",
+                "AccordPostgres",
+            ],
             swiftSettings: swiftSettings
         ),
         // Benchmarks on the editing traces in shared/traces; JSON lines like scripts/bench_reference.py.
@@ -118,7 +132,7 @@ let package = Package(
             name: "accord-bench",
             dependencies: [
                 "AccordCRDT", "AccordStore", "AccordNet", "AccordSync", "AccordRecords", "AccordTesting", "AccordTOML",
-                "AccordCodegen", "AccordDatabase", "AccordServer",
+                "AccordCodegen", "AccordDatabase", "AccordServer", "AccordPostgres",
             ],
             swiftSettings: swiftSettings
         ),
@@ -138,6 +152,11 @@ let package = Package(
             dependencies: ["AccordStore", "AccordCRDT", "AccordTesting", "accord-crash-writer"],
             swiftSettings: swiftSettings
         ),
+        // Against a throwaway PostgreSQL cluster that scripts/test.sh starts ($ACCORD_POSTGRES_URL).
+        .testTarget(
+            name: "AccordPostgresTests", dependencies: ["AccordPostgres", "AccordStore", "AccordCRDT", "AccordTesting"],
+            swiftSettings: swiftSettings
+        ),
         // Real sockets on 127.0.0.1, port 0.
         .testTarget(name: "AccordNetTests", dependencies: ["AccordNet", "CWebSockets", "AccordTesting"], swiftSettings: swiftSettings),
         // AccordTesting's own tools, tested on real sockets: the fault proxy between AccordNet peers.
@@ -147,7 +166,10 @@ let package = Package(
         ),
         .testTarget(
             name: "AccordServerTests",
-            dependencies: ["AccordServer", "AccordStore", "AccordNet", "AccordCRDT", "AccordRecords", "AccordTesting", "accord"],
+            dependencies: [
+                "AccordServer", "AccordStore", "AccordNet", "AccordCRDT", "AccordRecords", "AccordTesting", "accord",
+                "AccordPostgres",
+            ],
             swiftSettings: swiftSettings
         ),
         // The sync machines driven by events and a manual clock, and wired in memory to a

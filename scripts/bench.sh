@@ -11,7 +11,8 @@
 #   PYCRDT_SAMPLES  replay samples for pycrdt (default 3; its replays take ~10 s each)
 #   LORO_SAMPLES    replay samples for loro (default 5)
 #   BENCH_STORE     1 (default) also runs `accord-bench store` on automerge-paper in
-#                   .build/bench/store (the document and blob stores; Accord only)
+#                   .build/bench/store (the document and blob stores; Accord only), and
+#                   its document measurements again on a throwaway PostgreSQL cluster
 #   BENCH_RECORDS   1 (default) also runs `accord-bench records`: the records layer (AccordRecords
 #                   through an offline AccordClient) on a 100,000-task document beside a
 #                   hand-written SQLite schema, in .build/bench/records (about a minute);
@@ -86,7 +87,17 @@ done
 
 if has accord && [[ "${BENCH_STORE:-1}" == 1 ]]; then
     mkdir -p "$OUT/store"
-    run accord "store:automerge-paper" "$BIN" store "$SHARED/traces/automerge-paper.json.gz" --dir "$OUT/store"
+    # The same document measurements on PostgreSQL (a throwaway cluster, removed after).
+    PG_DIR="$(mktemp -d -t accord-bench-pg.XXXXXX)"
+    postgres_args=()
+    if PG_URL="$(bash scripts/postgres.sh start "$PG_DIR")"; then
+        postgres_args=(--postgres "$PG_URL")
+    else
+        echo "bench.sh: PostgreSQL did not start; store measurements on SQLite only" >&2
+    fi
+    run accord "store:automerge-paper" "$BIN" store "$SHARED/traces/automerge-paper.json.gz" --dir "$OUT/store" \
+        "${postgres_args[@]}"
+    bash scripts/postgres.sh stop "$PG_DIR" >/dev/null 2>&1 || true
 fi
 
 "$PY" scripts/bench_table.py table "$RESULTS" | tee "$OUT/results.md"

@@ -2,6 +2,7 @@
 # Build and run the Swift test suite with the reference engines available.
 #   ACCORD_PYTHON  python of .venv (pycrdt, loro) used by differential tests
 #   ACCORD_SHARED  ../shared (traces, golden vectors)
+#   ACCORD_POSTGRES_URL  a throwaway PostgreSQL cluster started here (scripts/postgres.sh)
 # Extra arguments are passed to `swift test` (e.g. --filter Foo).
 set -euo pipefail
 
@@ -20,6 +21,17 @@ if [[ ! -d "$ACCORD_SHARED" ]]; then
 fi
 
 swift build --build-tests
+
+# A throwaway PostgreSQL cluster for the PostgreSQL adapter and cluster tests
+# (scripts/postgres.sh; removed on exit). If it cannot start, the tests that need it
+# fail and say so; nothing is skipped.
+PG_DIR="$(mktemp -d -t accord-pg.XXXXXX)"
+trap 'bash "$ROOT/scripts/postgres.sh" stop "$PG_DIR" >/dev/null 2>&1 || true' EXIT
+if ACCORD_POSTGRES_URL="$(bash scripts/postgres.sh start "$PG_DIR")"; then
+    export ACCORD_POSTGRES_URL
+else
+    echo "test.sh: PostgreSQL did not start (reason above); the PostgreSQL tests will fail" >&2
+fi
 
 # The example app (its own package, Accord by path): AccordCodegenPlugin generates its
 # models during the build, and the program checks what it saves, queries, aggregates

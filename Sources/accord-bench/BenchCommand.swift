@@ -14,12 +14,13 @@ enum BenchCommand {
               apply_incremental, resident_doc (Linux). Same format as
               scripts/bench_reference.py, so scripts/bench.sh can compare engines.
 
-          accord-bench store <trace.json.gz> [--samples N] [--dir DIR] [--blob-mb N] [--only a,b]
+          accord-bench store <trace.json.gz> [--samples N] [--dir DIR] [--blob-mb N] [--postgres URL] [--only a,b]
               The document and blob stores on SQLite files in DIR (default: the system
               temporary directory; use a directory on the disk you want to measure):
               append_batched, append_flush_each (with ops_per_s), load_compacted,
               load_log_only, compact, blob_write, blob_read, file_copy (with mb_per_s;
-              a 100 MB blob unless --blob-mb).
+              a 100 MB blob unless --blob-mb). With --postgres, the document measurements
+              run again on the PostgreSQL adapter (trace store-postgres:...), same run.
 
           accord-bench server [--target accord|pycrdt|both] [--quick] [--only a,b] [options]
               Load on a sync server started as a subprocess, driven over the y-websocket
@@ -170,6 +171,7 @@ enum BenchCommand {
             case "--samples": bench.samples = try words.count(arg)
             case "--dir": bench.directory = try words.value(arg)
             case "--blob-mb": bench.blobMegabytes = try words.count(arg)
+            case "--postgres": bench.postgresURL = try words.value(arg)
             case "--only": bench.only = try words.names(arg, from: StoreBenchmark.names, kind: "measurement")
             default:
                 guard !arg.hasPrefix("-"), path == nil else { throw BenchFailure.usage("unexpected argument '\(arg)'") }

@@ -1,4 +1,5 @@
 import AccordCRDT
+import AccordPostgres
 import AccordStore
 import Foundation
 
@@ -16,6 +17,9 @@ struct StoreBenchmark {
     var flushEachUpdates = 500
     /// Size of the blob written and read by `blob_write` / `blob_read` / `file_copy`.
     var blobMegabytes = 100
+    /// With a PostgreSQL URL, the document measurements run a second time on the
+    /// PostgreSQL adapter (trace name `store-postgres:...`), in the same run.
+    var postgresURL: String?
 
     static let names = [
         "append_batched", "append_flush_each", "load_compacted", "load_log_only", "compact",
@@ -25,14 +29,21 @@ struct StoreBenchmark {
     func wants(_ name: String) -> Bool { only?.contains(name) ?? true }
 
     func run() throws {
-        var trace = try EditingTrace.load(path: tracePath)
+        let original = try EditingTrace.load(path: tracePath)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try run(original, scratch: Scratch(directory: directory), label: "store")
+        if let postgresURL {
+            try run(original, scratch: Scratch(postgres: postgresURL), label: "store-postgres")
+        }
+    }
+
+    private func run(_ original: EditingTrace, scratch: Scratch, label: String) throws {
+        var trace = original
         // Results group apart from the engine measurements of the same trace.
-        trace.name = "store:\(trace.name)"
+        trace.name = "\(label):\(trace.name)"
         let (doc, updates) = try TraceReplay.replayCollectingUpdates(trace)
         try TraceReplay.check("store replay", doc, against: trace)
         let full = doc.encodeStateAsUpdate()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let scratch = Scratch(directory: directory)
         defer { scratch.removeAll() }
         let id = try DocumentID(validating: "bench")
 
@@ -62,16 +73,16 @@ struct StoreBenchmark {
 
         if wants("load_compacted") {
             let path = scratch.fresh()
-            let store = try DocumentStore(path: path)
+            let store = try scratch.open(path)
             try store.create(id)
             try store.restore(id, snapshot: full)
             let (timing, loaded) = try Timing.measure(samples: samples * 4) { () throws -> Doc in
-                try DocumentStore(path: path).load(id)
+                try scratch.open(path).load(id)
             }
             try TraceReplay.check("load_compacted", loaded, against: trace)
             var record = BenchRecord(name: "load_compacted", trace: trace.name, timing: timing)
             record["bytes"] = BenchRecord.int(full.count)
-            record["note"] = "open the SQLite store and load the document from its snapshot"
+            record["note"] = "open the store and load the document from its snapshot"
             record.emit()
         }
 
@@ -79,12 +90,12 @@ struct StoreBenchmark {
             let path = scratch.fresh()
             var options = DocumentStore.Options()
             options.compactionMaxEntries = 0
-            let store = try DocumentStore(path: path, options: options)
+            let store = try scratch.open(path, options: options)
             try store.create(id, localOnly: true)
             for update in updates { try store.append(update, to: id) }
             try store.flush()
             let (timing, loaded) = try Timing.measure(samples: samples) { () throws -> Doc in
-                try DocumentStore(path: path, options: options).load(id)
+                try scratch.open(path, options: options).load(id)
             }
             try TraceReplay.check("load_log_only", loaded, against: trace)
             var record = BenchRecord(name: "load_log_only", trace: trace.name, timing: timing)
@@ -93,7 +104,7 @@ struct StoreBenchmark {
             record.emit()
         }
 
-        if wants("blob_write") || wants("blob_read") || wants("file_copy") {
+        if scratch.postgres == nil, wants("blob_write") || wants("blob_read") || wants("file_copy") {
             // The three always run together: the ratio to file_copy is the point.
             var blobs = BlobBenchmark(directory: directory)
             blobs.samples = samples
@@ -110,7 +121,7 @@ struct StoreBenchmark {
             var paths: [String] = []
             for _ in 0...samples {
                 let path = scratch.fresh()
-                let store = try DocumentStore(path: path, options: options)
+                let store = try scratch.open(path, options: options)
                 try store.create(id, localOnly: true)
                 try store.restore(id, snapshot: head)
                 for update in updates.suffix(tail) { try store.append(update, to: id) }
@@ -119,7 +130,7 @@ struct StoreBenchmark {
             }
             var next = 0
             let timing = try Timing.measure(samples: samples) { () throws -> Int in
-                let store = try DocumentStore(path: paths[next], options: options)
+                let store = try scratch.open(paths[next], options: options)
                 next += 1
                 guard case .compacted(let bytes) = try store.compact(id) else { throw BenchFailure("compact did not compact") }
                 return bytes
@@ -141,7 +152,7 @@ struct StoreBenchmark {
         var times: [Double] = []
         var warmup = 0.0
         for sample in 0...samples {
-            let store = try DocumentStore(path: scratch.fresh())
+            let store = try scratch.open(scratch.fresh())
             try store.create(id)
             let start = clock.now
             try body(store)
@@ -161,21 +172,42 @@ struct StoreBenchmark {
     }
 }
 
-/// Database files for one run, removed at the end.
+/// Stores for one run, removed at the end: SQLite files in a directory, or schemas in
+/// a PostgreSQL database.
 final class Scratch {
     let directory: String
+    let postgres: String?
     private var made: [String] = []
-    init(directory: String) { self.directory = directory }
+    init(directory: String) {
+        self.directory = directory
+        postgres = nil
+    }
+    init(postgres url: String) {
+        directory = ""
+        postgres = url
+    }
 
+    /// A new store's name: a file path, or a schema name.
     func fresh() -> String {
-        let path = "\(directory)/store-\(made.count)-\(UInt32.random(in: 0...UInt32.max)).db"
-        made.append(path)
-        return path
+        let random = UInt32.random(in: 0...UInt32.max)
+        let name = postgres == nil ? "\(directory)/store-\(made.count)-\(random).db" : "bench_\(made.count)_\(random)"
+        made.append(name)
+        return name
+    }
+
+    /// Opens (creating if needed) the store named by `fresh()`.
+    func open(_ name: String, options: DocumentStore.Options = .init()) throws -> DocumentStore {
+        guard let postgres else { return try DocumentStore(path: name, options: options) }
+        return DocumentStore(storage: SerialStorage(try PostgresStorageAdapter(url: postgres, schema: name)), options: options)
     }
 
     func removeAll() {
-        for path in made {
+        if let postgres, let admin = try? PostgresConnection(url: postgres) {
+            for schema in made { try? admin.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE") }
+        }
+        for path in made where postgres == nil {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         }
+        made = []
     }
 }

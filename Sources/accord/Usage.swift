@@ -102,10 +102,11 @@ enum Usage {
         """
 
     static let serve = """
-        accord serve: the Accord sync server, on the embedded SQLite store.
+        accord serve: the Accord sync server, on the embedded SQLite store or PostgreSQL.
 
         Usage:
           accord serve [--host <addr>] [--port <n>] [--data <dir>] [--dev | --secret-file <file>]
+                       [--postgres <url> [--postgres-schema <name>]]
                        [--no-create-on-connect] [--max-frame-bytes <n>] [--max-document-bytes <n>]
                        [--max-messages-per-second <n>] [--max-queued-bytes <n>] [--max-header-bytes <n>]
                        [--max-request-body-bytes <n>] [--header-timeout <seconds>]
@@ -121,6 +122,12 @@ enum Usage {
           --host        address to bind (default 127.0.0.1; 0.0.0.0 for all)
           --port        port (default 8787; 0 picks a free one)
           --data        directory of the document store (default ./accord-data)
+          --postgres    keep documents, access rows and the directory in PostgreSQL
+                        (a libpq URL, e.g. postgres://accord@db:5432/accord) instead of
+                        <data>/accord.sqlite; --data still holds the dev secret and the
+                        derived records indexes. See docs/deployment.md
+          --postgres-schema
+                        the schema to use (default accord; created if missing)
           --dev         create (once) a secret in <data>/dev.secret and print a token
                         for user "dev" as 'dev token: <token>'
           --no-create-on-connect

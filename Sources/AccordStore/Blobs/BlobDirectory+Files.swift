@@ -66,8 +66,9 @@ extension BlobDirectory {
         return false
     }
 
-    /// Removes the directory with everything in it (`wipeAll`); a missing one is fine.
-    func removeAll() throws(AccordError) {
+    /// Removes the directory with everything in it; a missing one is fine. An adapter
+    /// that offers a directory calls this from its `wipeAll()`.
+    public func removeAll() throws(AccordError) {
         guard FileManager.default.fileExists(atPath: path) else { return }
         do {
             try FileManager.default.removeItem(atPath: path)

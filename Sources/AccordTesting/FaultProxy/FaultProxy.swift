@@ -50,6 +50,7 @@ import Foundation
 /// - ``cutAll()``
 /// - ``refuseNew``
 /// - ``halfOpen``
+/// - ``silence(_:_:)``
 ///
 /// ### Message faults
 /// - ``MessageFaults``
@@ -130,6 +131,17 @@ public final class FaultProxy: Sendable {
     /// heartbeat must notice, while the reconnect it triggers goes through.
     public func freezeOpenConnections() {
         core.withState { state in state.frozen.formUnion(state.connections.keys) }
+        core.wakeWriters()
+    }
+
+    /// Swallows everything travelling in `direction` (on live and new connections) while
+    /// on, as ``halfOpen`` does for both: a request arrives but its answer is lost, which
+    /// is how a commit whose acknowledgment never came looks to a client. Turning it off
+    /// resumes forwarding; what was swallowed stays lost.
+    public func silence(_ direction: Direction, _ on: Bool = true) {
+        core.withState { state in
+            if on { state.silenced.insert(direction) } else { state.silenced.remove(direction) }
+        }
         core.wakeWriters()
     }
 

@@ -134,7 +134,7 @@ final class ProxyConnection: @unchecked Sendable {
             var items: [Item] = []
             core.withState { state in
                 for unit in units {
-                    if ProxyCore.isSilenced(index, in: state) {
+                    if ProxyCore.isSilenced(index, direction, in: state) {
                         state.counters[direction].framesSwallowed += 1
                         continue
                     }
@@ -199,7 +199,7 @@ final class ProxyConnection: @unchecked Sendable {
                 condition.wait()
                 continue
             }
-            if core.withState({ ProxyCore.isSilenced(index, in: $0) }) {
+            if core.withState({ ProxyCore.isSilenced(index, direction, in: $0) }) {
                 if case .end = head {
                     condition.wait()
                 } else {

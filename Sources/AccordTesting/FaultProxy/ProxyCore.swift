@@ -11,6 +11,8 @@ final class ProxyCore: @unchecked Sendable {
         var halfOpen = false
         /// Connections (by accept order) that are half-open on their own, for good.
         var frozen: Set<Int> = []
+        /// Directions in which nothing is forwarded, on every connection.
+        var silenced: Set<FaultProxy.Direction> = []
         var refuseNew = false
         var stopped = false
         var counters = FaultProxy.Counters()
@@ -41,9 +43,9 @@ final class ProxyCore: @unchecked Sendable {
         return try body(&state)
     }
 
-    /// Whether connection `index` forwards nothing now.
-    static func isSilenced(_ index: Int, in state: State) -> Bool {
-        state.halfOpen || state.frozen.contains(index)
+    /// Whether connection `index` forwards nothing in `direction` now.
+    static func isSilenced(_ index: Int, _ direction: FaultProxy.Direction, in state: State) -> Bool {
+        state.halfOpen || state.frozen.contains(index) || state.silenced.contains(direction)
     }
 
     static func slot(_ direction: FaultProxy.Direction) -> Int { direction == .clientToServer ? 0 : 1 }

@@ -68,7 +68,12 @@ struct WebSocketStreamSplitter {
                 return units
             case .head:
                 guard let end = headEnd() else {
-                    if buffer.count - start > Self.maxHeadLength { toRaw(&units) }
+                    // Bytes no HTTP head starts with (another protocol, say PostgreSQL's
+                    // startup packet or its one-byte answer) make the stream raw at once,
+                    // rather than holding it back for a blank line that never comes.
+                    if buffer.count - start > Self.maxHeadLength || !Self.couldBeHead(buffer[start...], side: side) {
+                        toRaw(&units)
+                    }
                     else { compact(); return units }
                     continue
                 }
@@ -98,6 +103,27 @@ struct WebSocketStreamSplitter {
                     start = range.upperBound
                 }
             }
+        }
+    }
+
+    /// Whether `bytes` could be the start of an HTTP head: text (printable ASCII, tab,
+    /// CR, LF) that begins like a request line (a method in capitals, then a space) on
+    /// the client side, or like a status line (`HTTP/`) on the server side.
+    static func couldBeHead(_ bytes: ArraySlice<UInt8>, side: Side) -> Bool {
+        guard bytes.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }) else {
+            return false
+        }
+        switch side {
+        case .server:
+            let status = Array("HTTP/".utf8)
+            let count = min(bytes.count, status.count)
+            return bytes.prefix(count).elementsEqual(status.prefix(count))
+        case .client:
+            for byte in bytes {
+                if byte == 0x20 { return true }
+                if byte < 0x41 || byte > 0x5A { return false }
+            }
+            return true
         }
     }
 

@@ -1,4 +1,5 @@
 import AccordCRDT
+import AccordPostgres
 import AccordServer
 import AccordStore
 import Dispatch
@@ -16,6 +17,8 @@ enum ServeCommand {
         configuration.host = try args.removeOption("--host") ?? "127.0.0.1"
         configuration.port = try integer(args.removeOption("--port"), "--port", default: 8787, range: 0...65535)
         let dataDirectory = try args.removeOption("--data") ?? "accord-data"
+        let postgres = try args.removeOption("--postgres")
+        let postgresSchema = try args.removeOption("--postgres-schema") ?? "accord"
         let secretFile = try args.removeOption("--secret-file")
         let dev = args.removeFlag("--dev")
         if args.removeFlag("--no-create-on-connect") { configuration.createDocumentsOnConnect = false }
@@ -64,7 +67,8 @@ enum ServeCommand {
         try createDirectory(dataDirectory)
         let secret = try dev ? DevSecret.loadOrCreate(in: dataDirectory) : ServerSecret.load(secretFile: secretFile)
         let tokens = try TokenAuthority(secret: secret)
-        let documents = try DocumentStore(path: (dataDirectory as NSString).appendingPathComponent("accord.sqlite"))
+        let schemaLock = try postgres.map { url throws(AccordError) in try PostgresSchemaLock(url: url, schema: postgresSchema) }
+        let documents = try openDocuments(dataDirectory: dataDirectory, postgres: postgres, schema: postgresSchema)
         // The dev user administers a dev server (export and import with the dev token).
         if dev { configuration.adminUsers.insert("dev") }
         let server = try AccordServer(configuration: configuration, documents: documents, tokens: tokens)
@@ -84,6 +88,19 @@ enum ServeCommand {
         let closed = Result { () throws(AccordError) in try documents.close() }
         try stopped.get()
         try closed.get()
+        withExtendedLifetime(schemaLock) {}
+    }
+
+    /// The store every document, access row and directory entry lives in: the
+    /// embedded SQLite file in the data directory, or PostgreSQL with `--postgres`
+    /// (several nodes may share one database; see docs/deployment.md).
+    private static func openDocuments(dataDirectory: String, postgres: String?, schema: String) throws(AccordError) -> DocumentStore {
+        guard let postgres else {
+            return try DocumentStore(path: (dataDirectory as NSString).appendingPathComponent("accord.sqlite"))
+        }
+        let adapter = try PostgresStorageAdapter(url: postgres, schema: schema)
+        Output.error("accord serve: documents in PostgreSQL (schema \(schema))")
+        return DocumentStore(storage: SerialStorage(adapter))
     }
 
     private static func integer(_ value: String?, _ name: String, default fallback: Int, range: ClosedRange<Int>) throws(AccordError) -> Int {

@@ -8,6 +8,9 @@ final class ServeProcess: @unchecked Sendable {
     let dataDirectory: String
     private(set) var port = 0
     private(set) var token = ""
+    /// Where the server's stderr goes (a file, so a chatty server never blocks on a full
+    /// pipe); its tail is part of a failure to start.
+    let stderrPath = NSTemporaryDirectory() + "accord-serve-\(UUID().uuidString).stderr"
 
     init(dataDirectory: String, extraArguments: [String] = []) throws {
         guard let binary = BuiltProduct.url(named: "accord", environment: "ACCORD_CLI") else {
@@ -18,7 +21,8 @@ final class ServeProcess: @unchecked Sendable {
         process.arguments = ["serve", "--dev", "--port", "0", "--data", dataDirectory] + extraArguments
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: stderrPath)
         try process.run()
         // Read lines until the port is known (blocking reads: this runs on a test thread
         // briefly, before any async work depends on it).
@@ -26,7 +30,10 @@ final class ServeProcess: @unchecked Sendable {
         var buffer = ""
         let deadline = Date().addingTimeInterval(30)
         while port == 0 {
-            guard Date() < deadline, process.isRunning else { throw TestFailure("accord serve did not start: \(buffer)") }
+            guard Date() < deadline, process.isRunning else {
+                let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+                throw TestFailure("accord serve did not start: \(buffer) \(stderr.suffix(2000))")
+            }
             let chunk = handle.availableData
             if chunk.isEmpty { Thread.sleep(forTimeInterval: 0.01); continue }
             buffer += String(decoding: chunk, as: UTF8.self)
@@ -52,5 +59,6 @@ final class ServeProcess: @unchecked Sendable {
 
     deinit {
         if process.isRunning { kill() }
+        try? FileManager.default.removeItem(atPath: stderrPath)
     }
 }

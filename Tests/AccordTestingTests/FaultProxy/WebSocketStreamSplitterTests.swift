@@ -81,6 +81,21 @@ import Testing
         #expect(!server.isFraming)
     }
 
+    /// A stream that cannot start an HTTP head (another protocol: PostgreSQL's startup
+    /// packet, its one-byte SSL answer) passes at once, not after 64 KiB or never.
+    @Test func anotherProtocolPassesAtOnce() {
+        var client = WebSocketStreamSplitter(side: .client)
+        let startup: [UInt8] = [0, 0, 0, 8, 0x04, 0xD2, 0x16, 0x2F]
+        #expect(client.feed(startup) == [.raw(startup)])
+        var server = WebSocketStreamSplitter(side: .server)
+        #expect(server.feed(Array("N".utf8)) == [.raw(Array("N".utf8))])
+        // What may still become a head waits for more: a method, a status line.
+        var request = WebSocketStreamSplitter(side: .client)
+        #expect(request.feed(Array("GE".utf8)).isEmpty)
+        var status = WebSocketStreamSplitter(side: .server)
+        #expect(status.feed(Array("HTT".utf8)).isEmpty)
+    }
+
     /// Garbage still reaches the server byte for byte, so a server's framing checks can
     /// be tested through a proxy.
     @Test(arguments: [

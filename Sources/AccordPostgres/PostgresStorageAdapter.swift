@@ -1,0 +1,224 @@
+public import AccordCRDT
+public import AccordStore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A ``StorageAdapter`` on PostgreSQL: documents, their logs and everything else the
+/// stores keep, in three tables of one schema, so several `accord serve` nodes can share
+/// one database.
+///
+/// - **Durability**: a batch is one transaction, committed before `commit` returns
+///   (PostgreSQL's default `synchronous_commit = on` flushes the WAL; on a primary with
+///   synchronous replicas, to them as configured).
+/// - **One round trip per batch**: the batch is sent as a libpq pipeline that ends in a
+///   single sync, which PostgreSQL runs as one implicit transaction.
+/// - **Retries**: a serialization failure or deadlock runs the batch again; a lost
+///   connection is reconnected and, because a commit whose answer was lost may have
+///   landed, the adapter first asks whether it did. Each batch also stamps this adapter's
+///   row in `accord_writers` with its batch number, so the answer is exact rather than a
+///   guess, and an append is never applied twice.
+/// - **Blob content** stays in PostgreSQL as the blob store's chunks (no directory) unless
+///   `blobDirectory` names one; a cluster needs the default, since every node must read
+///   every blob.
+public final class PostgresStorageAdapter: StorageAdapter {
+    public let connection: PostgresConnection
+    public let schema: String
+    public let blobDirectory: BlobDirectory?
+
+    /// Identifies this adapter's row in `accord_writers`.
+    private let writerID: [UInt8]
+    private var batchNumber: Int64 = 0
+
+    /// How many times a batch or read is tried before its failure is thrown.
+    static let maxAttempts = 5
+
+    /// Connects to `url` and uses (creating it if needed) `schema`.
+    public init(url: String, schema: String = "accord", blobDirectory: BlobDirectory? = nil) throws(AccordError) {
+        try PostgresStorageSchema.checkName(schema)
+        self.schema = schema
+        self.blobDirectory = blobDirectory
+        var generator = SystemRandomNumberGenerator()
+        writerID = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        connection = try PostgresConnection(url: url, setup: "SET search_path TO \(schema)")
+        for statement in PostgresStorageSchema.statements { connection.register(statement.name, statement.sql) }
+        // Opening a schema that is already current costs one query, not the DDL; a
+        // newer layout is refused before anything is created or replaced in it.
+        let found = try Self.layoutVersion(connection)
+        if let found, found > PostgresStorageSchema.version {
+            throw AccordError(
+                .storageError, "schema \(schema) was written by a newer Accord (layout \(found))",
+                details: ["schema_version": String(found)])
+        }
+        if found != PostgresStorageSchema.version {
+            try connection.execute(PostgresStorageSchema.creation(schema))
+        }
+        _ = try connection.run("register_writer", [.bytes(writerID)])
+    }
+
+    /// The layout recorded in the schema, nil for a schema without Accord's tables.
+    private static func layoutVersion(_ connection: PostgresConnection) throws(AccordError) -> Int64? {
+        do {
+            return try connection.query("SELECT max(version) FROM accord_meta").firstInt64
+        } catch where error.details["sqlstate"] == "42P01" {  // undefined_table
+            return nil
+        }
+    }
+
+    deinit {
+        // Best effort, and never a reconnect from deinit: a row left behind is removed
+        // by the next adapter that opens the schema a week later.
+        if connection.isConnected { _ = try? connection.run("forget_writer", [.bytes(writerID)]) }
+    }
+
+    // MARK: Reading
+
+    public func read(_ category: StorageCategory, key: String) throws -> [UInt8]? {
+        try reading("read", [name(category), .text(key)]).rows.first?[0]
+    }
+
+    public func keys(in category: StorageCategory) throws -> [String] {
+        try reading("keys", [name(category)]).rows.map { String(decoding: $0[0] ?? [], as: UTF8.self) }
+    }
+
+    public func readLog(_ category: StorageCategory, key: String, after: UInt64, limit: Int) throws -> [StorageLogEntry] {
+        guard after < UInt64(Int64.max), limit > 0 else { return [] }
+        let rows = try reading("read_log", [name(category), .text(key), .int64(Int64(after)), .int64(Int64(limit))])
+        return try rows.rows.map { row in
+            guard let sequence = row[0].flatMap(PostgresRows.int64), let value = row[1] else {
+                throw AccordError(.storageCorrupt, "a log row of \(category)/\(key) is malformed")
+            }
+            return StorageLogEntry(sequence: UInt64(sequence), value: value)
+        }
+    }
+
+    public func lastSequence(_ category: StorageCategory, key: String) throws -> UInt64? {
+        try reading("last_sequence", [name(category), .text(key)]).firstInt64.map { UInt64($0) }
+    }
+
+    public func logKeys(in category: StorageCategory) throws -> [String] {
+        try reading("log_keys", [name(category)]).rows.map { String(decoding: $0[0] ?? [], as: UTF8.self) }
+    }
+
+    /// Runs a read, reconnecting and trying again when the connection was lost (a read
+    /// can be repeated safely).
+    private func reading(_ statement: String, _ parameters: [PostgresValue]) throws(AccordError) -> PostgresRows {
+        var attempt = 1
+        while true {
+            do {
+                return try connection.run(statement, parameters)
+            } catch where PostgresErrorMapping.isRetryable(error) && attempt < Self.maxAttempts {
+                Self.pause(attempt)
+                attempt += 1
+                // libpq may not have marked a connection the server ended as bad yet.
+                if error.code == .postgresUnavailable { try? connection.connect() }
+            }
+        }
+    }
+
+    // MARK: Writing
+
+    public func commit(_ batch: [StorageOperation]) throws {
+        guard !batch.isEmpty else { return }
+        var calls = try Self.calls(for: batch)
+        batchNumber += 1
+        calls.append(("mark_batch", [.bytes(writerID), .int64(batchNumber)]))
+        try run(calls, batch: batchNumber)
+    }
+
+    public func wipeAll() throws {
+        batchNumber += 1
+        try run(
+            [("wipe_records", []), ("wipe_logs", []), ("mark_batch", [.bytes(writerID), .int64(batchNumber)])],
+            batch: batchNumber)
+        // After the rows, as the SQLite adapter does: a crash in between leaves files no
+        // index names (collected later), never an index naming a removed file.
+        try blobDirectory?.removeAll()
+    }
+
+    /// Runs one batch's pipeline until it commits, fails for good, or is found to have
+    /// committed on a connection that was lost before its answer arrived.
+    private func run(_ calls: [(name: String, parameters: [PostgresValue])], batch: Int64) throws(AccordError) {
+        var attempt = 1
+        while true {
+            do {
+                _ = try connection.pipeline(calls)
+                return
+            } catch where PostgresErrorMapping.isRetryable(error) && attempt < Self.maxAttempts {
+                if error.code == .postgresUnavailable, try landed(batch) { return }
+                Self.pause(attempt)
+                attempt += 1
+            }
+        }
+    }
+
+    /// Whether `batch` committed, asked on a new connection; false when the database
+    /// cannot be reached yet (the caller pauses and tries the batch again, and asks
+    /// again if that fails too).
+    private func landed(_ batch: Int64) throws(AccordError) -> Bool {
+        do {
+            try connection.connect()
+            return try connection.run("writer_batch", [.bytes(writerID)]).firstInt64 == batch
+        } catch where error.code == .postgresUnavailable {
+            return false
+        }
+    }
+
+    /// The statements for a batch, in its order. Consecutive appends to one log become
+    /// one `append` call with arrays; their order is checked here (strictly increasing),
+    /// and against the log's last entry by PostgreSQL.
+    static func calls(for batch: [StorageOperation]) throws(AccordError) -> [(name: String, parameters: [PostgresValue])] {
+        var calls: [(name: String, parameters: [PostgresValue])] = []
+        var run: (category: StorageCategory, key: String, sequences: [Int64], values: [[UInt8]])?
+        func endRun() {
+            guard let current = run else { return }
+            calls.append(("append", [name(current.category), .text(current.key), .int64Array(current.sequences), .bytesArray(current.values)]))
+            run = nil
+        }
+        for operation in batch {
+            if case .append(let category, let key, let sequence, let value) = operation {
+                guard StorageLogEntry.validSequences.contains(sequence) else {
+                    throw AccordError(.invalidArgument, "log sequence \(sequence) is outside 1...2^63-1")
+                }
+                if let current = run, current.category == category, current.key.utf8.elementsEqual(key.utf8) {
+                    guard let last = current.sequences.last, Int64(sequence) > last else {
+                        throw AccordError(
+                            .invalidArgument, "log sequence \(sequence) is not after \(current.sequences.last ?? 0)",
+                            details: ["category": category.rawValue, "key": key])
+                    }
+                    run?.sequences.append(Int64(sequence))
+                    run?.values.append(value)
+                } else {
+                    endRun()
+                    run = (category, key, [Int64(sequence)], [value])
+                }
+                continue
+            }
+            endRun()
+            switch operation {
+            case .put(let category, let key, let value):
+                calls.append(("put", [name(category), .text(key), .bytes(value)]))
+            case .delete(let category, let key):
+                calls.append(("delete", [name(category), .text(key)]))
+            case .truncateLog(let category, let key, let through):
+                calls.append(("truncate_log", [name(category), .text(key), .int64(Int64(clamping: through))]))
+            case .deleteLog(let category, let key):
+                calls.append(("delete_log", [name(category), .text(key)]))
+            case .append:
+                break
+            }
+        }
+        endRun()
+        return calls
+    }
+
+    private static func name(_ category: StorageCategory) -> PostgresValue { .text(category.rawValue) }
+    private func name(_ category: StorageCategory) -> PostgresValue { Self.name(category) }
+
+    /// Backs off before another attempt: 20, 40, 80, 160 ms.
+    private static func pause(_ attempt: Int) {
+        usleep(useconds_t(20_000 << min(attempt - 1, 4)))
+    }
+}

@@ -1,0 +1,91 @@
+import AccordCRDT
+
+/// The tables a ``PostgresStorageAdapter`` keeps in its schema, and the statements it
+/// runs on them.
+///
+/// Names (categories, keys) are `bytea`, not `text`: `bytea` compares byte for byte
+/// whatever the database's collation, which is the exact, ascending order the storage
+/// protocol promises. Logs are rows keyed by (category, key, sequence), so a log's
+/// last sequence is one descent of the primary-key index. A run of appends to one log
+/// is one call of `accord_append` with arrays: the order check once, then one
+/// multi-row insert, rather than a function call per entry (which made a flush of many
+/// keystrokes cost a server-side round of PL/pgSQL each).
+enum PostgresStorageSchema {
+    /// The layout this code reads and writes (`accord_meta.version`).
+    static let version: Int64 = 1
+
+    /// A schema name we create and put in SQL text: lower-case letters, digits and `_`,
+    /// starting with a letter or `_`, at most 63 bytes (PostgreSQL's identifier limit).
+    static func checkName(_ schema: String) throws(AccordError) {
+        let bytes = Array(schema.utf8)
+        let valid = !bytes.isEmpty && bytes.count <= 63
+            && bytes.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }
+            && !(bytes[0] >= 0x30 && bytes[0] <= 0x39)
+        guard valid else {
+            throw AccordError(
+                .invalidArgument,
+                "schema name must be 1-63 lower-case letters, digits or _ and not start with a digit",
+                details: ["schema": String(schema.prefix(80))])
+        }
+    }
+
+    /// Creates what is missing, under an advisory lock so that nodes starting together
+    /// do not race on `CREATE`. Idempotent.
+    static func creation(_ schema: String) -> String {
+        """
+        BEGIN;
+        SELECT pg_advisory_xact_lock(7103952116482091);
+        CREATE SCHEMA IF NOT EXISTS \(schema);
+        CREATE TABLE IF NOT EXISTS \(schema).accord_meta (version bigint NOT NULL);
+        INSERT INTO \(schema).accord_meta (version)
+            SELECT \(version) WHERE NOT EXISTS (SELECT 1 FROM \(schema).accord_meta);
+        CREATE TABLE IF NOT EXISTS \(schema).accord_records (
+            category bytea NOT NULL, key bytea NOT NULL, value bytea NOT NULL,
+            PRIMARY KEY (category, key));
+        CREATE TABLE IF NOT EXISTS \(schema).accord_logs (
+            category bytea NOT NULL, key bytea NOT NULL, sequence bigint NOT NULL, value bytea NOT NULL,
+            PRIMARY KEY (category, key, sequence));
+        CREATE TABLE IF NOT EXISTS \(schema).accord_writers (
+            id bytea PRIMARY KEY, batch bigint NOT NULL, touched timestamptz NOT NULL DEFAULT now());
+        CREATE OR REPLACE FUNCTION \(schema).accord_append(c bytea, k bytea, s bigint[], v bytea[]) RETURNS void
+        LANGUAGE plpgsql AS $$
+        DECLARE last bigint;
+        BEGIN
+            SELECT max(sequence) INTO last FROM \(schema).accord_logs WHERE category = c AND key = k;
+            IF last IS NOT NULL AND last >= s[1] THEN
+                RAISE EXCEPTION 'log sequence % is not after %', s[1], last USING ERRCODE = '\(PostgresErrorMapping.sequenceNotAfter)';
+            END IF;
+            INSERT INTO \(schema).accord_logs (category, key, sequence, value)
+                SELECT c, k, entry.s, entry.v FROM unnest(s, v) AS entry(s, v);
+        END $$;
+        DELETE FROM \(schema).accord_writers WHERE touched < now() - interval '7 days';
+        COMMIT;
+        """
+    }
+
+    /// Prepared on each connection before their first use there, by name.
+    static let statements: [(name: String, sql: String)] = [
+        ("read", "SELECT value FROM accord_records WHERE category = $1 AND key = $2"),
+        ("keys", "SELECT key FROM accord_records WHERE category = $1 ORDER BY key"),
+        ("read_log", """
+            SELECT sequence, value FROM accord_logs WHERE category = $1 AND key = $2 AND sequence > $3
+            ORDER BY sequence LIMIT $4
+            """),
+        ("last_sequence", "SELECT max(sequence) FROM accord_logs WHERE category = $1 AND key = $2"),
+        ("log_keys", "SELECT DISTINCT key FROM accord_logs WHERE category = $1 ORDER BY key"),
+        ("put", """
+            INSERT INTO accord_records (category, key, value) VALUES ($1, $2, $3)
+            ON CONFLICT (category, key) DO UPDATE SET value = excluded.value
+            """),
+        ("delete", "DELETE FROM accord_records WHERE category = $1 AND key = $2"),
+        ("append", "SELECT accord_append($1, $2, $3::bigint[], $4::bytea[])"),
+        ("truncate_log", "DELETE FROM accord_logs WHERE category = $1 AND key = $2 AND sequence <= $3"),
+        ("delete_log", "DELETE FROM accord_logs WHERE category = $1 AND key = $2"),
+        ("wipe_records", "DELETE FROM accord_records"),
+        ("wipe_logs", "DELETE FROM accord_logs"),
+        ("register_writer", "INSERT INTO accord_writers (id, batch) VALUES ($1, 0)"),
+        ("forget_writer", "DELETE FROM accord_writers WHERE id = $1"),
+        ("mark_batch", "UPDATE accord_writers SET batch = $2, touched = now() WHERE id = $1"),
+        ("writer_batch", "SELECT batch FROM accord_writers WHERE id = $1"),
+    ]
+}
