@@ -25,7 +25,7 @@ struct BlobListEntry: Encodable {
         blobId = info.hash.hex
         size = info.size
         contentType = info.contentType
-        createdAt = info.created.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        createdAt = info.created.formatted(DocumentBody.dateStyle)
     }
 }
 
