@@ -88,6 +88,12 @@ final class BlobUploadSink: HTTPBodySink, @unchecked Sendable {
             let (info, created) = try blobs.store.adopt(
                 fileAt: path, hash: hash, contentType: record.contentType, referencedBy: document)
             try blobs.discardUpload(key, record)
+            if created, let reader = try? blobs.store.contentReader(hash) {
+                // These bytes were hashed as they were written and the file was renamed
+                // into place: its identity now is a verified one, and the first download
+                // need not read the file twice.
+                blobs.rememberVerified(hash, identity: reader.identity)
+            }
             return RESTJSON.response(status: created ? 201 : 200, BlobInfoBody(info))
         } catch {
             return RESTError.response(error)
