@@ -141,7 +141,9 @@ public final class AccordServer: Sendable {
         let collector = BlobCollector(blobs: blobs, intervalSeconds: configuration.blobCollectionIntervalSeconds)
         let documentsAPI = DocumentsAPI(
             directory: directory, authenticate: authenticate, accessChanged: { hub.accessChanged($0) },
-            blobs: BlobsAPI(blobs: blobs, authenticate: authenticate, collectionRequested: { collector.request() }))
+            blobs: BlobsAPI(
+                blobs: blobs, authenticate: authenticate, collectionRequested: { collector.request() },
+                admins: configuration.adminUsers))
         documentsAPI.register(in: &routes)
         let schemas = RecordsSchemaStore(storage: documents.storage)
         RecordsAPI(
