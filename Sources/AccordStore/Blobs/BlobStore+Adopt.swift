@@ -25,14 +25,43 @@ extension BlobStore {
         if let directory, !directory.isSealed, let adopted = try adoptByRename(path, hash, contentType, document, directory) {
             return adopted
         }
+        // Hashed before the put, so a file that is not what the caller said never gets
+        // stored or referenced (the put itself cannot be undone cleanly once it added a
+        // reference). This path copies anyway; one more read costs little beside it.
+        let actual = try Self.hashFile(path, chunkSize: tuning.chunkSize)
+        guard actual == hash else {
+            throw AccordError(
+                .storageCorrupt, "the file to adopt as blob \(hash) hashes to \(actual)", details: ["blob": hash.hex])
+        }
         let existed = try exists(hash)
         let info = try put(contentsOfFile: path, contentType: contentType, referencedBy: document)
-        guard info.hash == hash else {
-            throw AccordError(
-                .storageCorrupt, "the file to adopt as blob \(hash) hashes to \(info.hash)", details: ["blob": hash.hex])
-        }
         unlink(path)
         return (info, !existed)
+    }
+
+    private static func hashFile(_ path: String, chunkSize: Int) throws(AccordError) -> BlobHash {
+        let file: PosixFile
+        do throws(PosixFile.Failure) {
+            file = try PosixFile(path: path, flags: O_RDONLY)
+        } catch {
+            throw error.accordError(.ioError, "cannot open \(path) for reading", path: path)
+        }
+        var hasher = try SHA256Hasher()
+        var buffer = [UInt8](repeating: 0, count: chunkSize)
+        while true {
+            let count = try buffer.withMutableBytes { (buffer) throws(AccordError) -> Int in
+                let count: Int
+                do throws(PosixFile.Failure) {
+                    count = try file.readFully(into: buffer)
+                } catch {
+                    throw error.accordError(.ioError, "cannot read \(path)", path: path)
+                }
+                hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                return count
+            }
+            if count == 0 { break }
+        }
+        return hasher.finish()
     }
 
     /// The fast path; nil when the rename crosses file systems (the caller copies).
