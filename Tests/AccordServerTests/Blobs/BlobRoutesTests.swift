@@ -166,4 +166,38 @@ struct BlobRoutesTests {
         try server.server.directory.create("blobs", owner: "a")
         try server.server.directory.create("x/blobs/short", owner: "a")
     }
+
+    @Test func anUploadExpectingContinueGetsItBeforeSendingTheBody() async throws {
+        let server = try TestServer()
+        try Self.makeDocument(server, "d", owner: "alice")
+        let content = BlobHTTP.randomBytes(200_000, seed: 14)
+        let hash = try BlobHTTP.sha256(content)
+        let connection = try BlobResumeTests.OpenConnection(
+            port: server.port,
+            BlobHTTP.putHead(
+                BlobHTTP.blobPath("d", hash), token: server.token("alice"), length: Int64(content.count),
+                extra: "Expect: 100-continue\r\nConnection: close\r\n"))
+        defer { connection.close() }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(connection.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let interim = buffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
+        #expect(interim > 0)
+        #expect(String(decoding: buffer[..<max(0, interim)], as: UTF8.self) == "HTTP/1.1 100 Continue\r\n\r\n")
+        var sent = 0
+        while sent < content.count {
+            let n = content[sent...].withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { break }
+            sent += n
+        }
+        var response: [UInt8] = []
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { break }
+            response += buffer[..<n]
+        }
+        #expect(String(decoding: response, as: UTF8.self).hasPrefix("HTTP/1.1 201 Created"))
+        #expect(try server.server.blobs.store.get(BlobHash(hex: hash)) == content)
+        try await server.stop()
+    }
 }
