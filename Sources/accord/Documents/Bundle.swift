@@ -36,6 +36,14 @@ enum Bundle {
         var aliases: [String]
         /// `records-schema.json`: the document's records models, when it had any.
         var recordsSchema: AnyValue?
+        /// The blobs of `blobs/index.json`, checked: hex SHA-256, content type, file.
+        var blobs: [Blob] = []
+    }
+
+    struct Blob {
+        var hash: String
+        var contentType: String
+        var path: String
     }
 
     /// Reads and checks every document of the bundle at `root`; the first fault is
@@ -83,7 +91,7 @@ enum Bundle {
         } catch {
             throw refused("\(id)/document.yjs", "not a Yjs update v1: \(error.message)")
         }
-        try checkBlobs(directory + "/blobs", id: id)
+        let blobs = try checkBlobs(directory + "/blobs", id: id)
         var schema: AnyValue?
         if FileManager.default.fileExists(atPath: directory + "/records-schema.json") {
             let models = try json(directory + "/records-schema.json", document: id)
@@ -94,15 +102,17 @@ enum Bundle {
             }
             schema = models
         }
-        return Document(id: id, metadata: metadata, update: update, aliases: aliases, recordsSchema: schema)
+        return Document(id: id, metadata: metadata, update: update, aliases: aliases, recordsSchema: schema, blobs: blobs)
     }
 
-    /// Every blob the index names is present with its size and SHA-256. No index: no blobs.
-    private static func checkBlobs(_ directory: String, id: String) throws(AccordError) {
-        guard FileManager.default.fileExists(atPath: directory + "/index.json") else { return }
+    /// Every blob the index names is present with its size and SHA-256 (read in pieces,
+    /// never whole). No index: no blobs.
+    private static func checkBlobs(_ directory: String, id: String) throws(AccordError) -> [Blob] {
+        guard FileManager.default.fileExists(atPath: directory + "/index.json") else { return [] }
         guard case .array(let entries) = try json(directory + "/index.json", document: id) else {
             throw refused("\(id)/blobs/index.json", "expected an array")
         }
+        var blobs: [Blob] = []
         for entry in entries {
             guard case .object(let blob) = entry, case .string(let blobID)? = blob["blobId"],
                   case .string(let sha256)? = blob["sha256"], case .int(let size)? = blob["numBytes"],
@@ -110,13 +120,40 @@ enum Bundle {
             else {
                 throw refused("\(id)/blobs/index.json", "an entry lacks blobId, sha256 or numBytes")
             }
-            let content = try bytes(directory + "/\(blobID).bin", document: id)
-            var hasher = try SHA256Hasher()
-            hasher.update(content)
-            guard content.count == size, Data(hasher.finish().bytes).base64EncodedString() == sha256 else {
+            let path = directory + "/\(blobID).bin"
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            guard let length = (attributes?[.size] as? NSNumber)?.int64Value else {
+                throw refused("\(id)/blobs/\(blobID).bin", "missing or unreadable")
+            }
+            let digest = try Self.sha256(file: path)
+            guard length == size, Data(digest).base64EncodedString() == sha256 else {
                 throw refused("\(id)/blobs/\(blobID).bin", "its size or SHA-256 does not match blobs/index.json")
             }
+            var contentType = "application/octet-stream"
+            if case .string(let type)? = blob["contentType"], !type.isEmpty { contentType = type }
+            blobs.append(Blob(hash: HexText.encode(digest), contentType: contentType, path: path))
         }
+        return blobs
+    }
+
+    /// The SHA-256 of a file, read 1 MiB at a time.
+    static func sha256(file path: String) throws(AccordError) -> [UInt8] {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw AccordError(.ioError, "cannot read \(path)", details: ["path": path])
+        }
+        defer { try? handle.close() }
+        var hasher = try SHA256Hasher()
+        while true {
+            let data: Data?
+            do {
+                data = try handle.read(upToCount: 1 << 20)
+            } catch {
+                throw AccordError(.ioError, "cannot read \(path): \(error)", details: ["path": path])
+            }
+            guard let data, !data.isEmpty else { break }
+            data.withUnsafeBytes { hasher.update($0) }
+        }
+        return hasher.finish().bytes
     }
 
     static func bytes(_ path: String, document: String) throws(AccordError) -> [UInt8] {

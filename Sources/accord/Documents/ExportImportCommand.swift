@@ -54,8 +54,27 @@ enum ExportImportCommand {
         if let schema = fields["recordsSchema"] {
             try Bundle.write(Array(schema.jsonText.utf8), to: directory + "/records-schema.json")
         }
-        // Blobs come with the blob-sync issue; until then every document has none.
-        try Bundle.write(Array("[]".utf8), to: directory + "/blobs/index.json")
+        try exportBlobs(id, to: directory + "/blobs", connection)
+    }
+
+    /// The document's blobs, streamed to `blobs/<sha256 hex>.bin`, and `blobs/index.json`.
+    /// Each file is checked against its hash before it is listed.
+    private static func exportBlobs(_ id: String, to directory: String, _ connection: ServerConnection) throws(AccordError) {
+        var index: [AnyValue] = []
+        for blob in try connection.blobList(id) {
+            let file = directory + "/\(blob.hash).bin"
+            try connection.downloadBlob(id, blob.hash, to: file)
+            let digest = try Bundle.sha256(file: file)
+            guard HexText.encode(digest) == blob.hash else {
+                throw AccordError(.ioError, "blob \(blob.hash) of \(id) arrived with other bytes", details: ["document": id])
+            }
+            index.append(.object(OrderedObject([
+                ("blobId", .string(blob.hash)), ("filename", .string(blob.hash + ".bin")),
+                ("contentType", .string(blob.contentType)), ("sha256", .string(Data(digest).base64EncodedString())),
+                ("numBytes", .int(blob.size)),
+            ])))
+        }
+        try Bundle.write(Array(AnyValue.array(index).jsonText.utf8), to: directory + "/index.json")
     }
 
     /// `import DIR [--owner USER] [--overwrite] [--aliases skip|overwrite]`: checks the
@@ -107,6 +126,11 @@ enum ExportImportCommand {
         let path = "/v1/admin/documents/" + (ServerConnection.documentPath(document.id).dropFirst("/v1/documents/".count)) + "/import"
         do throws(AccordError) {
             let result = try connection.call("POST", path, body: Array(AnyValue.object(OrderedObject(body)).jsonText.utf8))
+            // The blobs after the document, which they belong to (content already on
+            // the server is only referenced).
+            for blob in document.blobs {
+                try connection.uploadBlob(document.id, blob.hash, from: blob.path, contentType: blob.contentType)
+            }
             if case .object(let fields) = result, fields["merged"] == .bool(true) { return .merged }
             return .imported
         } catch where error.code == .documentExists {

@@ -134,4 +134,39 @@ struct ExportImportTests {
         try await a.stop()
         try await b.stop()
     }
+
+    @Test func blobsTravelWithTheirDocuments() async throws {
+        let a = try await source()
+        let photo = BlobHTTP.randomBytes(1_500_000, seed: 51)
+        let note = Array("a small note".utf8)
+        let (photoHash, noteHash) = try (BlobHTTP.sha256(photo), BlobHTTP.sha256(note))
+        #expect(try BlobHTTP.curl(
+            port: a.port, "PUT", "/v1/documents/team/notes/blobs/\(photoHash)", token: a.token("wes"),
+            headers: ["Content-Type: image/jpeg"], data: photo).status == 201)
+        #expect(try BlobHTTP.curl(
+            port: a.port, "PUT", "/v1/documents/inbox/blobs/\(noteHash)", token: a.token("olivia"),
+            headers: ["Content-Type: text/plain"], data: note).status == 201)
+        let bundle = try TemporaryDirectory()
+        let exported = try await IngestCommandTests.accord(["documents", "export-all", "--output", bundle.path] + options(a))
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let notes = bundle.path + "/documents/team%2Fnotes/blobs"
+        let index = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: notes + "/index.json"))) as? [[String: Any]]
+        #expect(index?.count == 1)
+        #expect(index?.first?["blobId"] as? String == photoHash)
+        #expect(index?.first?["contentType"] as? String == "image/jpeg")
+        #expect(index?.first?["numBytes"] as? Int == photo.count)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: notes + "/\(photoHash).bin"))) == photo)
+
+        let b = try Self.server()
+        let imported = try await IngestCommandTests.accord(["documents", "import", bundle.path] + options(b))
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let read = try BlobHTTP.curl(port: b.port, "GET", "/v1/documents/team/notes/blobs/\(photoHash)", token: b.token("wes"))
+        #expect(read.status == 200)
+        #expect(read.body == photo)
+        #expect(read.headers["content-type"] == "image/jpeg")
+        let list = try BlobHTTP.curl(port: b.port, "GET", "/v1/documents/inbox/blobs", token: b.token("olivia"))
+        #expect((list.json?["blobs"] as? [[String: Any]])?.map { $0["blobId"] as? String } == [noteHash])
+        try await a.stop()
+        try await b.stop()
+    }
 }
