@@ -10,11 +10,11 @@
 /// kept by name.
 final class AttachmentTracker {
     /// Per client (index), the clocks of structs holding attachments, with what they hold.
-    private var held: [ClientIndex: [UInt32: [Blob]]] = [:]
+    private var held: [ClientIndex: [UInt32: [BlobRef]]] = [:]
     /// Root maps whose entries form an attachment.
-    private var roots: [String: Blob] = [:]
+    private var roots: [String: BlobRef] = [:]
     /// How many holders reference each hash, and with which values.
-    private var counts: [String: [Blob: Int]] = [:]
+    private var counts: [String: [BlobRef: Int]] = [:]
     /// Hashes that went from unreferenced to referenced (or back) in the transaction
     /// being applied.
     private var appeared: Set<String> = []
@@ -35,7 +35,7 @@ final class AttachmentTracker {
 
     /// The distinct attachments, one per hash (the least of its values when several
     /// differ in name or type), in hash order.
-    var attachments: [Blob] {
+    var attachments: [BlobRef] {
         counts.values.compactMap { $0.keys.min() }.sorted()
     }
 
@@ -80,17 +80,17 @@ final class AttachmentTracker {
             switch item.kind {
             case .any, .json:
                 let values = store.values(of: item)
-                for (offset, value) in values.enumerated() where Blob.mayContain(value) {
+                for (offset, value) in values.enumerated() where BlobRef.mayContain(value) {
                     let clock = item.clock + UInt32(offset)
                     guard clock >= start else { continue }
-                    var found: [Blob] = []
-                    Blob.collect(from: value, into: &found)
+                    var found: [BlobRef] = []
+                    BlobRef.collect(from: value, into: &found)
                     if !found.isEmpty { set(client: client, clock: clock, found) }
                 }
             case .embed:
                 guard item.clock >= start, case .embed(let value) = store.payloads[Int(item.a)] else { continue }
-                var found: [Blob] = []
-                Blob.collect(from: value, into: &found)
+                var found: [BlobRef] = []
+                BlobRef.collect(from: value, into: &found)
                 if !found.isEmpty { set(client: client, clock: item.clock, found) }
             case .type:
                 guard item.clock >= start, store.types[Int(item.a)].kind == .map,
@@ -120,7 +120,7 @@ final class AttachmentTracker {
     }
 
     /// Replaces what the struct at `client`/`clock` holds.
-    private func set(client: ClientIndex, clock: UInt32, _ blobs: [Blob]) {
+    private func set(client: ClientIndex, clock: UInt32, _ blobs: [BlobRef]) {
         let old = held[client]?[clock] ?? []
         guard old != blobs else { return }
         for blob in old { release(blob) }
@@ -132,7 +132,7 @@ final class AttachmentTracker {
         }
     }
 
-    private func setRoot(_ name: String, _ blob: Blob?) {
+    private func setRoot(_ name: String, _ blob: BlobRef?) {
         let old = roots[name]
         guard old != blob else { return }
         if let old { release(old) }
@@ -140,12 +140,12 @@ final class AttachmentTracker {
         roots[name] = blob
     }
 
-    private func retain(_ blob: Blob) {
+    private func retain(_ blob: BlobRef) {
         if counts[blob.hash] == nil { appeared.insert(blob.hash) }
         counts[blob.hash, default: [:]][blob, default: 0] += 1
     }
 
-    private func release(_ blob: Blob) {
+    private func release(_ blob: BlobRef) {
         guard var values = counts[blob.hash], let count = values[blob] else { return }
         values[blob] = count > 1 ? count - 1 : nil
         if values.isEmpty {
@@ -157,10 +157,10 @@ final class AttachmentTracker {
     }
 
     /// The attachment a map type's current entries form, or nil.
-    static func mapBlob(_ store: Store, type t: Int32) -> Blob? {
+    static func mapBlob(_ store: Store, type t: Int32) -> BlobRef? {
         let record = store.types[Int(t)]
-        guard let keyIndex = store.keyIndex[Blob.key], record.map[keyIndex] != nil else { return nil }
-        return Blob(fields: { key in
+        guard let keyIndex = store.keyIndex[BlobRef.key], record.map[keyIndex] != nil else { return nil }
+        return BlobRef(fields: { key in
             guard let k = store.keyIndex[key], let ref = record.map[k] else { return nil }
             let item = store.items[Int(ref)]
             guard !item.deleted else { return nil }

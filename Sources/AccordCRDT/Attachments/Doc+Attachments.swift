@@ -1,4 +1,4 @@
-/// The attachments a document references (see ``Blob``).
+/// The attachments a document references (see ``BlobRef``).
 extension Doc {
     /// Every attachment the document's content references, one per hash, in hash
     /// order: attachment values anywhere in maps, arrays, nested types, text embeds and
@@ -7,13 +7,13 @@ extension Doc {
     /// The first call walks the document once; from then on the document keeps the
     /// answer current from each transaction's changes, so later calls cost only the
     /// copy of the result.
-    public func attachments() -> [Blob] {
+    public func attachments() -> [BlobRef] {
         attachmentIndex().attachments
     }
 
     /// Whether the content references `hash` (64 hex digits, either case).
     public func referencesAttachment(_ hash: String) -> Bool {
-        guard let normalized = Blob.normalizedHash(hash) else { return false }
+        guard let normalized = BlobRef.normalizedHash(hash) else { return false }
         return attachmentIndex().references(normalized)
     }
 
@@ -42,8 +42,8 @@ extension Doc {
     /// The attachments found by walking the visible content from the roots, without
     /// the incremental index: what ``attachments()`` must always equal (tests compare
     /// the two over random edits).
-    package func attachmentsByWalkingContent() -> [Blob] {
-        var found: [Blob] = []
+    package func attachmentsByWalkingContent() -> [BlobRef] {
+        var found: [BlobRef] = []
         var visited: Set<Int32> = []
         var pending: [Int32] = store.roots.values.sorted()
         while let t = pending.popLast() {
@@ -58,12 +58,12 @@ extension Doc {
             held += listValues(type: t)
             for value in held {
                 switch value {
-                case .value(let plain): Blob.collect(from: plain, into: &found)
+                case .value(let plain): BlobRef.collect(from: plain, into: &found)
                 default: if let nested = typeIndex(of: value) { pending.append(nested) }
                 }
             }
         }
-        var byHash: [String: Blob] = [:]
+        var byHash: [String: BlobRef] = [:]
         for blob in found where byHash[blob.hash].map({ blob < $0 }) ?? true { byHash[blob.hash] = blob }
         return byHash.values.sorted()
     }

@@ -4,42 +4,42 @@ import Testing
 
 @Suite struct AttachmentTests {
     static func hash(_ n: Int) -> String { String(repeating: String(n, radix: 16), count: 64) }
-    static func blob(_ n: Int, name: String? = nil) -> Blob {
-        try! Blob(hash: hash(n), size: Int64(n * 10), contentType: "image/png", name: name)
+    static func blob(_ n: Int, name: String? = nil) -> BlobRef {
+        try! BlobRef(hash: hash(n), size: Int64(n * 10), contentType: "image/png", name: name)
     }
 
     // MARK: The value
 
     @Test func valueRoundTripsThroughJSON() throws {
-        let blob = try Blob(hash: String(repeating: "AB", count: 32), size: 12, contentType: "text/plain", name: "a.txt")
+        let blob = try BlobRef(hash: String(repeating: "AB", count: 32), size: 12, contentType: "text/plain", name: "a.txt")
         #expect(blob.hash == String(repeating: "ab", count: 32))
         let json = blob.toJSON()
         #expect(json.objectValue?["$blob"] == .string(blob.hash))
         #expect(json.objectValue?["size"] == .int(12))
         #expect(json.objectValue?["contentType"] == .string("text/plain"))
         #expect(json.objectValue?["name"] == .string("a.txt"))
-        #expect(Blob(json) == blob)
-        #expect(Blob.isBlob(json))
+        #expect(BlobRef(json) == blob)
+        #expect(BlobRef.isBlob(json))
         // Through the JSON text a Yjs peer would see.
         let reparsed = try AnyValue(jsonText: json.jsonText)
-        #expect(Blob(reparsed) == blob)
+        #expect(BlobRef(reparsed) == blob)
     }
 
     @Test func nonAttachmentsAreRefused() throws {
         let h = Self.hash(1)
-        #expect(!Blob.isBlob(["$blob": .string(h)]))  // no size
-        #expect(!Blob.isBlob(["$blob": .string(h), "size": -1]))
-        #expect(!Blob.isBlob(["$blob": .string(h), "size": 1.5]))
-        #expect(!Blob.isBlob(["$blob": "abc", "size": 1]))
-        #expect(!Blob.isBlob(["$blob": .string(String(repeating: "g", count: 64)), "size": 1]))
-        #expect(!Blob.isBlob(["$blob": .string(h), "size": 1, "contentType": 3]))
-        #expect(!Blob.isBlob(["$blob": .string(h), "size": 1, "contentType": "bad\ntype"]))
-        #expect(!Blob.isBlob(["$blob": .string(h), "size": 1, "name": 3]))
-        #expect(!Blob.isBlob(.string(h)))
-        #expect(Blob(["$blob": .string(h), "size": 0])?.contentType == "application/octet-stream")
-        #expect(throws: AccordError.self) { try Blob(hash: "xyz", size: 1) }
-        #expect(throws: AccordError.self) { try Blob(hash: h, size: -1) }
-        #expect(throws: AccordError.self) { try Blob(hash: h, size: 1, contentType: "") }
+        #expect(!BlobRef.isBlob(["$blob": .string(h)]))  // no size
+        #expect(!BlobRef.isBlob(["$blob": .string(h), "size": -1]))
+        #expect(!BlobRef.isBlob(["$blob": .string(h), "size": 1.5]))
+        #expect(!BlobRef.isBlob(["$blob": "abc", "size": 1]))
+        #expect(!BlobRef.isBlob(["$blob": .string(String(repeating: "g", count: 64)), "size": 1]))
+        #expect(!BlobRef.isBlob(["$blob": .string(h), "size": 1, "contentType": 3]))
+        #expect(!BlobRef.isBlob(["$blob": .string(h), "size": 1, "contentType": "bad\ntype"]))
+        #expect(!BlobRef.isBlob(["$blob": .string(h), "size": 1, "name": 3]))
+        #expect(!BlobRef.isBlob(.string(h)))
+        #expect(BlobRef(["$blob": .string(h), "size": 0])?.contentType == "application/octet-stream")
+        #expect(throws: AccordError.self) { try BlobRef(hash: "xyz", size: 1) }
+        #expect(throws: AccordError.self) { try BlobRef(hash: h, size: -1) }
+        #expect(throws: AccordError.self) { try BlobRef(hash: h, size: 1, contentType: "") }
     }
 
     // MARK: Finding them
@@ -62,7 +62,7 @@ import Testing
         #expect(hashes == (1...5).map(Self.hash))
         #expect(doc.attachments() == doc.attachmentsByWalkingContent())
         #expect(doc.attachments().first { $0.hash == Self.hash(4) }?.contentType == "audio/ogg")
-        #expect(Blob.isBlob(.map(shaped)))
+        #expect(BlobRef.isBlob(.map(shaped)))
 
         // Removing the holders removes the references.
         try root.delete("photo")

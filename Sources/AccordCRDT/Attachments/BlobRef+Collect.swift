@@ -1,13 +1,13 @@
-extension Blob {
+extension BlobRef {
     /// Every attachment value inside `value` (itself, or at any depth of its arrays and
     /// objects), in document order. An attachment's own fields are not searched further.
     /// Iterative, so hostile nesting cannot exhaust the stack.
-    static func collect(from value: AnyValue, into found: inout [Blob]) {
+    static func collect(from value: AnyValue, into found: inout [BlobRef]) {
         var stack: [AnyValue] = [value]
         while let next = stack.popLast() {
             switch next {
             case .object(let object):
-                if let blob = Blob(next) {
+                if let blob = BlobRef(next) {
                     found.append(blob)
                 } else {
                     for entry in object.entries.reversed() { stack.append(entry.value) }

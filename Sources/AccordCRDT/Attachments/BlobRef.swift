@@ -6,11 +6,15 @@
 /// {"$blob": "<64 lowercase hex digits>", "size": 1234, "contentType": "image/png", "name": "photo.png"}
 /// ```
 ///
+/// (Named `BlobRef`, not `Blob`: `import Accord` also brings AccordDatabase's `Blob`,
+/// the Couchbase-style blob property, and `Attachment` is swift-testing's; a value of
+/// this type is a reference to content, which is what the name says.)
+///
 /// `name` is optional; a value without `contentType` reads as `application/octet-stream`.
 /// The same keys in a nested map (`YMap`) form an attachment too. The content itself
 /// travels beside the document (`docs/blobs.md`); `AccordStore` adds the constructors
-/// that hash bytes or a file (`Blob(contentType:data:)`, `Blob(contentType:fileURL:)`).
-public struct Blob: Hashable, Sendable, Comparable, CustomStringConvertible {
+/// that hash bytes or a file (`BlobRef(contentType:data:)`, `BlobRef(contentType:fileURL:)`).
+public struct BlobRef: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The SHA-256 of the content, 64 lowercase hex digits.
     public let hash: String
     /// The content's length in bytes.
@@ -25,7 +29,7 @@ public struct Blob: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// A reference from its parts. The hash may be given in either case (it is kept in
     /// lower case); anything but 64 hex digits, a negative size, or a content type that
     /// is not 1 to 255 printable ASCII characters is `INVALID_ARGUMENT`.
-    public init(hash: String, size: Int64, contentType: String = Blob.defaultContentType, name: String? = nil)
+    public init(hash: String, size: Int64, contentType: String = BlobRef.defaultContentType, name: String? = nil)
         throws(AccordError)
     {
         guard let normalized = Self.normalizedHash(hash) else {
@@ -78,14 +82,14 @@ public struct Blob: Hashable, Sendable, Comparable, CustomStringConvertible {
     }
 
     /// Whether `value` is an attachment value (see ``init(_:)``).
-    public static func isBlob(_ value: AnyValue) -> Bool { Blob(value) != nil }
+    public static func isBlob(_ value: AnyValue) -> Bool { BlobRef(value) != nil }
 
     /// Whether `value` is an attachment: a plain attachment value, or a map whose
     /// entries form one.
     public static func isBlob(_ value: YValue) -> Bool {
         switch value {
         case .value(let plain): isBlob(plain)
-        case .map(let map): Blob(map: map) != nil
+        case .map(let map): BlobRef(map: map) != nil
         default: false
         }
     }
@@ -107,7 +111,7 @@ public struct Blob: Hashable, Sendable, Comparable, CustomStringConvertible {
     public var description: String { "blob \(hash) (\(size) bytes, \(contentType))" }
 
     /// By hash, then the other fields, so sorted lists are stable.
-    public static func < (a: Blob, b: Blob) -> Bool {
+    public static func < (a: BlobRef, b: BlobRef) -> Bool {
         if a.hash != b.hash { return a.hash < b.hash }
         if a.size != b.size { return a.size < b.size }
         if a.contentType != b.contentType { return a.contentType < b.contentType }

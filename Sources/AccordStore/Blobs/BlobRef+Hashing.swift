@@ -3,7 +3,7 @@ public import Foundation
 
 /// The attachment value's constructors that compute the hash: the engine has no
 /// SHA-256, the store does.
-extension Blob {
+extension BlobRef {
     /// The attachment value of `data` (hashed now).
     /// - Throws: `INVALID_ARGUMENT` for a content type that is not 1 to 255 printable
     ///   ASCII characters.
