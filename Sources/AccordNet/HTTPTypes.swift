@@ -59,21 +59,28 @@ public struct HTTPRequest: Sendable {
 }
 
 /// A route's answer. `contentType` goes into `content-type`; `headers` are added as given.
+/// With a `bodyStream`, the body is that stream's bytes (and `body` is ignored).
 public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var contentType: String
     public var body: [UInt8]
+    /// A body sent piece by piece as the socket takes it (see ``HTTPBodyStream``).
+    public var bodyStream: (any HTTPBodyStream)?
 
     public init(
         status: Int, contentType: String = "application/octet-stream",
-        headers: [(name: String, value: String)] = [], body: [UInt8] = []
+        headers: [(name: String, value: String)] = [], body: [UInt8] = [], bodyStream: (any HTTPBodyStream)? = nil
     ) {
         self.status = status
         self.contentType = contentType
         self.headers = headers
         self.body = body
+        self.bodyStream = bodyStream
     }
+
+    /// The body's length as announced in `content-length`.
+    public var bodyLength: Int { bodyStream?.length ?? body.count }
 
     public init(status: Int, text: String, headers: [(name: String, value: String)] = []) {
         self.init(status: status, contentType: "text/plain; charset=utf-8", headers: headers, body: Array(text.utf8))
@@ -86,6 +93,8 @@ public struct HTTPResponse: Sendable {
 /// and must return quickly (it must never block on async work).
 public struct HTTPRoutes: Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+    /// Decides on an upload from its head alone (the request's `body` is empty).
+    public typealias UploadHandler = @Sendable (HTTPRequest) -> HTTPUploadDecision
 
     struct Key: Hashable {
         var method: HTTPMethod
@@ -94,8 +103,24 @@ public struct HTTPRoutes: Sendable {
 
     private var handlers: [Key: Handler] = [:]
     private var prefixHandlers: [(key: Key, handler: Handler)] = []
+    private var uploadHandlers: [(method: HTTPMethod, matches: @Sendable (String) -> Bool, handler: UploadHandler)] = []
 
     public init() {}
+
+    /// Routes requests of `method` whose path `matches` to an upload handler: their
+    /// body streams to an ``HTTPBodySink`` instead of being buffered, and the server's
+    /// `maxHTTPBodySize` does not apply (the handler enforces its own limit from the
+    /// `content-length` before any byte is read). Checked before every other route.
+    public mutating func addUpload(
+        _ method: HTTPMethod, matching matches: @escaping @Sendable (String) -> Bool, _ handler: @escaping UploadHandler
+    ) {
+        uploadHandlers.append((method, matches, handler))
+    }
+
+    /// The upload handler for a request line, if one claims it.
+    func uploadHandler(_ method: HTTPMethod, _ path: String) -> UploadHandler? {
+        uploadHandlers.first { $0.method == method && $0.matches(path) }?.handler
+    }
 
     public mutating func add(_ method: HTTPMethod, _ path: String, _ handler: @escaping Handler) {
         handlers[Key(method: method, path: path)] = handler

@@ -54,10 +54,24 @@ extension ErrorCode {
     /// A user's root document is never shared, transferred or deleted (REST 403).
     public static let rootDocumentProtected = ErrorCode(rawValue: "ROOT_DOCUMENT_PROTECTED")
 
+    /// A blob upload announces more bytes than the server's per-blob limit
+    /// (`--max-blob-bytes`, REST 413); refused before any byte of the body is read.
+    public static let blobTooLarge = ErrorCode(rawValue: "BLOB_TOO_LARGE")
+    /// The bytes of a blob upload do not hash to the SHA-256 in its path (REST 422); the
+    /// upload, with every byte received for it, was discarded.
+    public static let blobHashMismatch = ErrorCode(rawValue: "BLOB_HASH_MISMATCH")
+    /// A continued blob upload (`Content-Range`) does not start where the server's
+    /// unfinished upload ends (REST 409, `details.offset` = the bytes the server holds).
+    public static let blobUploadOffsetMismatch = ErrorCode(rawValue: "BLOB_UPLOAD_OFFSET_MISMATCH")
+    /// Another request is uploading the same blob to the same document right now
+    /// (REST 409); retry once it ended (`HEAD` tells the offset).
+    public static let blobUploadInProgress = ErrorCode(rawValue: "BLOB_UPLOAD_IN_PROGRESS")
+
     /// Every code defined by AccordServer, for golden tests and documentation.
     public static let allServerCodes: [ErrorCode] = [
         .unauthenticated, .permissionDenied, .docAccessDenied, .documentUnavailable, .messageTooLarge,
         .documentTooLarge, .rateLimited, .awarenessClientTaken, .slowConsumer, .tooManyConnections, .tooManyRooms,
         .tooManyDocuments, .quotaExceeded, .metadataTooLarge, .documentDeleted, .aliasExists, .rootDocumentProtected,
+        .blobTooLarge, .blobHashMismatch, .blobUploadOffsetMismatch, .blobUploadInProgress,
     ]
 }

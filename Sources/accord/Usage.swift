@@ -111,7 +111,8 @@ enum Usage {
                        [--max-request-body-bytes <n>] [--header-timeout <seconds>]
                        [--max-connections-per-address <n>] [--max-connections-per-user <n>]
                        [--max-rooms-per-connection <n>] [--max-documents-per-user-per-hour <n>]
-                       [--max-partial-bytes-per-user <n>] [--admins <user,...>]
+                       [--max-partial-bytes-per-user <n>] [--max-blob-bytes <n>]
+                       [--blob-quota-per-user <n>] [--blob-grace-seconds <n>] [--admins <user,...>]
 
           Serves WebSocket sync on ws://<host>:<port>/v1/sync/<document> (y-websocket
           framing; stock Yjs clients work) and /v1/sync (Accord clients, multiplexed),
@@ -149,6 +150,13 @@ enum Usage {
           --max-documents-per-user-per-hour  documents a user may create (1000)
           --max-partial-bytes-per-user       bytes of partly received messages one
                                              user's connections may hold (64 MiB)
+          --max-blob-bytes                   largest blob an upload may announce (1 GiB;
+                                             413 BLOB_TOO_LARGE before the body is read)
+          --blob-quota-per-user              bytes of blobs the documents one user owns
+                                             may reference (10 GiB, 0 for none; 413
+                                             QUOTA_EXCEEDED before the body is read)
+          --blob-grace-seconds               an unreferenced blob is kept this long after
+                                             it was stored or lost its last reference (3600)
           The data directory is created 0700 and the files in it 0600.
           Prints 'listening <port>' when ready. SIGTERM or SIGINT closes the
           connections and flushes every document before exiting.

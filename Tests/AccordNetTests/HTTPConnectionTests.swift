@@ -4,8 +4,11 @@ import Testing
 
 /// The request framing state machine without sockets.
 struct HTTPConnectionTests {
-    private func feed(_ text: String, maxHeaderBytes: Int = 1024, maxBodyBytes: Int = 100) -> [String] {
-        var connection = HTTPConnection(maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes)
+    private func feed(
+        _ text: String, maxHeaderBytes: Int = 1024, maxBodyBytes: Int = 100,
+        isStreamed: @escaping (HTTPMethod, String) -> Bool = { _, _ in false }
+    ) -> [String] {
+        var connection = HTTPConnection(maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes, isStreamed: isStreamed)
         Array(text.utf8).withUnsafeBytes { connection.receive($0) }
         var steps: [String] = []
         loop: while true {
@@ -13,6 +16,11 @@ struct HTTPConnectionTests {
             case .needMore: steps.append("more"); break loop
             case .request(let request, let closeAfter):
                 steps.append("\(request.method) \(request.path) [\(String(decoding: request.body, as: UTF8.self))]\(closeAfter ? " close" : "")")
+            case .streamedRequest(let request, let bodyLength, _):
+                // The driver takes the body bytes as they come; here all came at once.
+                let body = connection.takeBuffered(max: bodyLength)
+                steps.append("stream \(request.method) \(request.path) \(bodyLength) [\(String(decoding: body, as: UTF8.self))]")
+                if body.count < bodyLength { break loop }
             case .upgrade(let request, let bytes): steps.append("upgrade \(request.path) \(bytes.count)"); break loop
             case .refuse(let refusal): steps.append("\(refusal.status) \(refusal.code)"); break loop
             }
@@ -23,6 +31,18 @@ struct HTTPConnectionTests {
     @Test func pipelinedRequestsComeOutOnceEachInOrder() {
         let text = "PUT /a HTTP/1.1\r\nContent-Length: 1\r\n\r\nxPOST /b HTTP/1.1\r\nContent-Length: 0\r\n\r\nGET /c HTTP/1.0\r\n\r\n"
         #expect(feed(text) == ["PUT /a [x]", "POST /b []", "GET /c [] close", "more"])
+    }
+
+    @Test func streamedBodiesSkipTheBodyLimitAndLeaveTheNextRequestIntact() {
+        let streamed: (HTTPMethod, String) -> Bool = { method, path in method == .put && path == "/blob" }
+        // 1000 bytes pass a 100-byte limit only on the upload route; the request after it parses as usual.
+        let body = String(repeating: "b", count: 1000)
+        let text = "PUT /blob HTTP/1.1\r\nContent-Length: 1000\r\n\r\n\(body)GET /c HTTP/1.1\r\n\r\n"
+        #expect(feed(text, isStreamed: streamed) == ["stream PUT /blob 1000 [\(body)]", "GET /c []", "more"])
+        #expect(feed("PUT /other HTTP/1.1\r\nContent-Length: 1000\r\n\r\n", isStreamed: streamed) == ["413 BODY_TOO_LARGE"])
+        // The head alone is handed out: the route decides before any body byte arrived.
+        #expect(feed("PUT /blob HTTP/1.1\r\nContent-Length: 5000000000\r\n\r\n", isStreamed: streamed)
+            == ["stream PUT /blob 5000000000 []"])
     }
 
     @Test func bodyWaitsForAllItsBytes() {

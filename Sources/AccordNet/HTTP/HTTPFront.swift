@@ -26,9 +26,17 @@ final class HTTPFront {
         var phase = Phase.reading
         var bodyTimerSet = false
         var paused = false
+        /// The streamed body of the response being written, and how much of it went out.
+        var stream: (any HTTPBodyStream)?
+        var streamSent = 0
+        /// Room for one slice of a streamed body (with lws' head room), kept per connection.
+        var streamBuffer: [UInt8] = []
 
         enum Phase {
             case reading
+            /// An upload route's sink takes the next `remaining` bytes of the body.
+            /// `output` may still hold a `100 Continue` being written meanwhile.
+            case streamingBody(any HTTPBodySink, remaining: Int, closeAfter: Bool)
             case writing(closeAfter: Bool)
             /// Our side is shut down; reading until the peer closes, so our last
             /// response is not destroyed by a reset (unread input at close sends RST).
@@ -53,6 +61,9 @@ final class HTTPFront {
     private static let lingerSeconds: Int32 = 2
     /// Bytes written per `RAW_WRITEABLE`.
     private static let writeSlice = 64 * 1024
+    /// Bytes of a streamed body read and written per `RAW_WRITEABLE`: larger than
+    /// `writeSlice`, since each slice costs a trip through the event loop and a read.
+    private static let streamSlice = 256 * 1024
 
     init(configuration: WebSocketServer.Configuration) {
         self.configuration = configuration
@@ -75,6 +86,10 @@ final class HTTPFront {
             return adopted(wsi, key)
         case LWS_CALLBACK_RAW_RX:
             guard let client = clients[key] else { return -1 }
+            if case .streamingBody(let sink, let remaining, let closeAfter) = client.phase {
+                return receiveBody(wsi, client, sink, remaining: remaining, closeAfter: closeAfter,
+                                   UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length))
+            }
             guard case .lingering = client.phase else {
                 if let input, length > 0 { client.connection.receive(UnsafeRawBufferPointer(start: input, count: length)) }
                 if case .writing = client.phase {
@@ -92,7 +107,10 @@ final class HTTPFront {
             guard let client = clients[key] else { return 0 }
             return writeNext(wsi, client)
         case LWS_CALLBACK_RAW_CLOSE:
-            if let client = clients.removeValue(forKey: key) { admission.release(address: client.address) }
+            if let client = clients.removeValue(forKey: key) {
+                admission.release(address: client.address)
+                if case .streamingBody(let sink, _, _) = client.phase { sink.abort() }
+            }
             return 0
         default:
             return 0
@@ -106,7 +124,10 @@ final class HTTPFront {
         let client = Client(
             address: address, reserveOnly: verdict == .reserveOnly,
             connection: HTTPConnection(
-                maxHeaderBytes: configuration.maxHeaderBytes, maxBodyBytes: configuration.maxHTTPBodySize))
+                maxHeaderBytes: configuration.maxHeaderBytes, maxBodyBytes: configuration.maxHTTPBodySize,
+                isStreamed: { [routes = configuration.routes] method, path in
+                    routes.uploadHandler(method, path) != nil
+                }))
         clients[key] = client
         if case .refuse(let refusal) = verdict {
             configuration.onRefusal(refusal)
@@ -137,6 +158,8 @@ final class HTTPFront {
             let response = configuration.routes.respond(to: request)
             respond(wsi, client, response, omitBody: request.method == .head, closeAfter: closeAfter || client.reserveOnly)
             return 0
+        case .streamedRequest(let request, let bodyLength, let closeAfter):
+            return startUpload(wsi, client, request, bodyLength: bodyLength, closeAfter: closeAfter || client.reserveOnly)
         case .upgrade(let request, let bytes):
             if client.reserveOnly {
                 refuse(wsi, client, .serverBusy)
@@ -155,14 +178,75 @@ final class HTTPFront {
         }
     }
 
+    /// An upload route's head arrived: the route answers at once (a refusal: the body is
+    /// never read, the connection closes after the answer) or takes the body as a stream,
+    /// starting with the bytes that came with the head.
+    private func startUpload(
+        _ wsi: OpaquePointer, _ client: Client, _ request: HTTPRequest, bodyLength: Int, closeAfter: Bool
+    ) -> Int32 {
+        if client.reserveOnly, !configuration.reservedPaths.contains(request.path) {
+            refuse(wsi, client, .serverBusy)
+            return 0
+        }
+        guard let handler = configuration.routes.uploadHandler(request.method, request.path) else {
+            refuse(wsi, client, .malformed("no upload route"))
+            return 0
+        }
+        switch handler(request) {
+        case .respond(let response):
+            respond(wsi, client, response, omitBody: request.method == .head, closeAfter: closeAfter || bodyLength > 0)
+            return 0
+        case .stream(let sink):
+            // curl and others wait (a second, for curl) for this before sending a large body.
+            if bodyLength > 0, request.header("expect")?.lowercased().contains("100-continue") == true {
+                client.output = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+                client.written = 0
+                lws_callback_on_writable(wsi)
+            }
+            lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(clamping: configuration.bodyTimeoutSeconds))
+            let early = client.connection.takeBuffered(max: bodyLength)
+            return early.withUnsafeBytes { bytes in
+                receiveBody(wsi, client, sink, remaining: bodyLength, closeAfter: closeAfter, bytes)
+            }
+        }
+    }
+
+    /// Hands received bytes to the sink of the upload in progress. Bytes past the body
+    /// are the next request's (pipelining) and are buffered as usual. The body timeout
+    /// restarts with every piece: it bounds a stalled upload, not a long one.
+    private func receiveBody(
+        _ wsi: OpaquePointer, _ client: Client, _ sink: any HTTPBodySink, remaining: Int, closeAfter: Bool,
+        _ bytes: UnsafeRawBufferPointer
+    ) -> Int32 {
+        let take = min(remaining, bytes.count)
+        if take > 0, let early = sink.receive(UnsafeRawBufferPointer(rebasing: bytes[..<take])) {
+            respond(wsi, client, early, omitBody: false, closeAfter: true)
+            return 0
+        }
+        if bytes.count > take { client.connection.receive(UnsafeRawBufferPointer(rebasing: bytes[take...])) }
+        let left = remaining - take
+        guard left == 0 else {
+            client.phase = .streamingBody(sink, remaining: left, closeAfter: closeAfter)
+            lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(clamping: configuration.bodyTimeoutSeconds))
+            return 0
+        }
+        client.phase = .reading
+        respond(wsi, client, sink.finish(), omitBody: false, closeAfter: closeAfter)
+        return 0
+    }
+
     private func refuse(_ wsi: OpaquePointer, _ client: Client, _ refusal: HTTPRefusal) {
         configuration.onRefusal(refusal)
         respond(wsi, client, refusal.response, omitBody: false, closeAfter: true)
     }
 
     private func respond(_ wsi: OpaquePointer, _ client: Client, _ response: HTTPResponse, omitBody: Bool, closeAfter: Bool) {
-        client.output = response.wireBytes(omitBody: omitBody, close: closeAfter)
+        // A `100 Continue` still being written goes out first.
+        let unwritten = client.written < client.output.count ? Array(client.output[client.written...]) : []
+        client.output = unwritten + response.wireBytes(omitBody: omitBody, close: closeAfter)
         client.written = 0
+        client.stream = omitBody ? nil : response.bodyStream
+        client.streamSent = 0
         client.phase = .writing(closeAfter: closeAfter)
         // A client that stops reading must not hold the connection forever.
         lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(clamping: configuration.bodyTimeoutSeconds))
@@ -173,23 +257,20 @@ final class HTTPFront {
     /// again after the last slice (its own buffer is then empty), the next request or
     /// the close.
     private func writeNext(_ wsi: OpaquePointer, _ client: Client) -> Int32 {
-        guard case .writing(let closeAfter) = client.phase else { return 0 }
-        if client.written < client.output.count {
-            let count = min(Self.writeSlice, client.output.count - client.written)
-            let pre = accord_lws_pre()
-            let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: pre + count)
-            defer { buffer.deallocate() }
-            client.output.withUnsafeBufferPointer { source in
-                (buffer + pre).initialize(from: source.baseAddress! + client.written, count: count)
-            }
-            // LWS_WRITE_RAW is a macro alias of LWS_WRITE_HTTP, which Swift does not import.
-            guard lws_write(wsi, buffer + pre, count, LWS_WRITE_HTTP) >= count else { return -1 }
-            client.written += count
-            lws_callback_on_writable(wsi)
+        if case .streamingBody = client.phase {
+            // Only a `100 Continue` is written while a body streams in.
+            if client.written < client.output.count { return writeOutput(wsi, client) }
+            client.output = []
+            client.written = 0
             return 0
         }
+        guard case .writing(let closeAfter) = client.phase else { return 0 }
+        if client.written < client.output.count { return writeOutput(wsi, client) }
+        if let stream = client.stream, client.streamSent < stream.length { return writeStream(wsi, client, stream) }
+        client.stream = nil
         client.output = []
         if closeAfter {
+
             client.phase = .lingering
             shutdown(lws_get_socket_fd(wsi), Int32(SHUT_WR))
             if client.paused { lws_rx_flow_control(wsi, 1) }
@@ -204,6 +285,47 @@ final class HTTPFront {
         }
         lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_KEEPALIVE_IDLE, Int32(clamping: configuration.headerTimeoutSeconds))
         return advance(wsi, client)
+    }
+}
+
+extension HTTPFront {
+    /// The next slice of the buffered output (head, buffered body).
+    private func writeOutput(_ wsi: OpaquePointer, _ client: Client) -> Int32 {
+        let count = min(Self.writeSlice, client.output.count - client.written)
+        let pre = accord_lws_pre()
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: pre + count)
+        defer { buffer.deallocate() }
+        client.output.withUnsafeBufferPointer { source in
+            (buffer + pre).initialize(from: source.baseAddress! + client.written, count: count)
+        }
+        // LWS_WRITE_RAW is a macro alias of LWS_WRITE_HTTP, which Swift does not import.
+        guard lws_write(wsi, buffer + pre, count, LWS_WRITE_HTTP) >= count else { return -1 }
+        client.written += count
+        lws_callback_on_writable(wsi)
+        return 0
+    }
+
+    /// The next slice of a streamed body, read from its stream only now that the socket
+    /// takes more. A stream that fails (or ends early) closes the connection: the client
+    /// then has fewer bytes than the `content-length` said, never a whole wrong body.
+    private func writeStream(_ wsi: OpaquePointer, _ client: Client, _ stream: any HTTPBodyStream) -> Int32 {
+        let pre = accord_lws_pre()
+        let want = min(Self.streamSlice, stream.length - client.streamSent)
+        if client.streamBuffer.count < pre + Self.streamSlice {
+            client.streamBuffer = [UInt8](repeating: 0, count: pre + Self.streamSlice)
+        }
+        let written = client.streamBuffer.withUnsafeMutableBytes { buffer -> Int in
+            let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[pre..<(pre + want)])
+            guard let count = try? stream.read(into: slice), count > 0, count <= want else { return -1 }
+            let start = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + pre
+            return lws_write(wsi, start, count, LWS_WRITE_HTTP) >= count ? count : -1
+        }
+        guard written > 0 else { return -1 }
+        client.streamSent += written
+        // A slow reader must not hold the connection forever, a long transfer may.
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(clamping: configuration.bodyTimeoutSeconds))
+        lws_callback_on_writable(wsi)
+        return 0
     }
 }
 

@@ -4,13 +4,14 @@ extension HTTPResponse {
     func wireBytes(omitBody: Bool, close: Bool) -> [UInt8] {
         var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
         head += "content-type: \(Self.clean(contentType))\r\n"
-        head += "content-length: \(body.count)\r\n"
+        head += "content-length: \(bodyLength)\r\n"
         for header in headers where !Self.framingHeaders.contains(header.name.lowercased()) {
             head += "\(Self.clean(header.name).lowercased()): \(Self.clean(header.value))\r\n"
         }
         if close { head += "connection: close\r\n" }
         head += "\r\n"
-        return omitBody ? Array(head.utf8) : Array(head.utf8) + body
+        // A streamed body follows from its stream (HTTPFront), not from here.
+        return omitBody || bodyStream != nil ? Array(head.utf8) : Array(head.utf8) + body
     }
 
     /// Framing is ours: a route's own length or connection header would desynchronise
@@ -27,7 +28,9 @@ extension HTTPResponse {
         case 101: "Switching Protocols"
         case 200: "OK"
         case 201: "Created"
+        case 202: "Accepted"
         case 204: "No Content"
+        case 206: "Partial Content"
         case 301: "Moved Permanently"
         case 304: "Not Modified"
         case 400: "Bad Request"
@@ -37,7 +40,10 @@ extension HTTPResponse {
         case 405: "Method Not Allowed"
         case 409: "Conflict"
         case 411: "Length Required"
+        case 412: "Precondition Failed"
         case 413: "Content Too Large"
+        case 416: "Range Not Satisfiable"
+        case 422: "Unprocessable Content"
         case 429: "Too Many Requests"
         case 431: "Request Header Fields Too Large"
         case 500: "Internal Server Error"

@@ -8,6 +8,9 @@ struct RequestHead {
     var closeAfter: Bool
     /// A WebSocket upgrade (validated: GET, key, version 13, no body).
     var isUpgrade: Bool
+    /// An upload route claims it: its body streams to a sink, with no body limit here
+    /// (the route refuses oversized uploads from the length itself).
+    var isStreamed = false
 
     /// The methods routes can have. CONNECT (which lws turned into a raw tunnel that
     /// never timed out), TRACE and unknown methods are refused with 501.
@@ -22,7 +25,10 @@ struct RequestHead {
 
     /// Parses the head at the start of `bytes` (RFC 9112 §2-§6, strictly: CRLF or LF
     /// line ends, no obsolete line folding, no whitespace before a header's colon).
-    static func parse(_ bytes: ArraySlice<UInt8>, maxHeaderBytes: Int, maxBodyBytes: Int) -> Parse {
+    static func parse(
+        _ bytes: ArraySlice<UInt8>, maxHeaderBytes: Int, maxBodyBytes: Int,
+        isStreamed: (HTTPMethod, String) -> Bool = { _, _ in false }
+    ) -> Parse {
         var start = bytes.startIndex
         // RFC 9112 §2.2: ignore empty lines before the request line (keep-alive clients send them).
         while start < bytes.endIndex, bytes[start] == 13 || bytes[start] == 10, start - bytes.startIndex < 8 { start += 1 }
@@ -35,7 +41,9 @@ struct RequestHead {
         }
         while lines.last?.isEmpty == true { lines.removeLast() }
         guard let requestLine = lines.first else { return .refused(.malformed("empty request")) }
-        switch parseHead(requestLine: requestLine, headerLines: lines.dropFirst(), maxBodyBytes: maxBodyBytes) {
+        switch parseHead(
+            requestLine: requestLine, headerLines: lines.dropFirst(), maxBodyBytes: maxBodyBytes, isStreamed: isStreamed)
+        {
         case .success(let head): return .complete(head, length: end - bytes.startIndex)
         case .failure(let refusal): return .refused(refusal)
         }
@@ -54,7 +62,8 @@ struct RequestHead {
     }
 
     private static func parseHead(
-        requestLine: ArraySlice<UInt8>, headerLines: ArraySlice<ArraySlice<UInt8>>, maxBodyBytes: Int
+        requestLine: ArraySlice<UInt8>, headerLines: ArraySlice<ArraySlice<UInt8>>, maxBodyBytes: Int,
+        isStreamed: (HTTPMethod, String) -> Bool
     ) -> Result<RequestHead, HTTPRefusal> {
         let parts = requestLine.split(separator: 32, omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy(isTokenByte) else {
@@ -93,6 +102,9 @@ struct RequestHead {
         }
 
         if headers["transfer-encoding"] != nil { return .failure(.lengthRequired) }
+        let streamed = isStreamed(HTTPMethod(rawValue: method), target.path)
+        // An upload route sets its own limit; 18 digits keep the length in an Int.
+        let maxBodyBytes = streamed ? Int.max : maxBodyBytes
         var bodyLength = 0
         if let length = headers["content-length"] {
             guard !length.isEmpty, length.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
@@ -116,7 +128,10 @@ struct RequestHead {
         let request = HTTPRequest(
             method: HTTPMethod(rawValue: method), path: target.path, query: target.query, headers: headers,
             target: String(decoding: parts[1], as: UTF8.self))
-        return .success(RequestHead(request: request, bodyLength: bodyLength, closeAfter: closeAfter, isUpgrade: isUpgrade))
+        return .success(
+            RequestHead(
+                request: request, bodyLength: bodyLength, closeAfter: closeAfter, isUpgrade: isUpgrade,
+                isStreamed: streamed && !isUpgrade))
     }
 
     /// RFC 9110 §5.6.2 `tchar`.

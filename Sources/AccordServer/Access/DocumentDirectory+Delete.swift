@@ -12,6 +12,9 @@ extension DocumentDirectory {
     /// document, which mean nothing; the other order could leave a document nobody may
     /// open, taking space forever.
     ///
+    /// Its blob references go last (a crash before leaves them to a document that no
+    /// longer exists, which only delays their collection).
+    ///
     /// - Throws: `DOCUMENT_NOT_FOUND`; storage errors.
     public func delete(_ id: DocumentID) throws(AccordError) {
         _ = try documents.metadata(id)
@@ -19,5 +22,18 @@ extension DocumentDirectory {
         try documents.delete(id)
         try access.removeAccess(id)
         try setDetails(DocumentDetails(), for: id)
+        try releaseBlobs(of: id)
+    }
+}
+
+extension DocumentDirectory {
+    /// Drops every blob reference of a deleted document, so its blobs are collected once
+    /// no other document references them (after the grace period, counted from when
+    /// each was stored). Unfinished uploads to it are discarded by the next collection.
+    func releaseBlobs(of id: DocumentID) throws(AccordError) {
+        let store = try BlobStore(storage: documents.storage)
+        for blob in try store.blobs(referencedBy: id) {
+            try store.removeReference(blob.hash, document: id)
+        }
     }
 }

@@ -45,6 +45,12 @@ public struct DocumentDirectory: Sendable {
                 .invalidArgument, "a document id may not end in \(suffix) (the REST API reserves it)",
                 details: ["document": id.rawValue])
         }
+        // The blob routes take a path ending in `/blobs` or `/blobs/<sha256>` (BlobsRoute).
+        if BlobsRoute.isReserved(documentID: id.rawValue) {
+            throw AccordError(
+                .invalidArgument, "a document id may not end in /blobs or /blobs/<sha256> (the REST API reserves it)",
+                details: ["document": id.rawValue])
+        }
         // The records routes take the id to end at the first `/records/` (RecordsRoute).
         if id.rawValue.utf8.firstRange(of: RecordsRoute.marker.utf8) != nil {
             throw AccordError(

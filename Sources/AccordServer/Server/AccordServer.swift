@@ -67,6 +67,19 @@ public final class AccordServer: Sendable {
         /// Users (token `sub`) who may call the admin routes (`/v1/admin/...`: export and
         /// import of documents, whatever their access rows say). Empty: nobody.
         public var adminUsers: Set<String> = []
+        /// Largest blob an upload may announce (413 `BLOB_TOO_LARGE` beyond, before the body).
+        public var maxBlobBytes: Int64 = ServerBlobs.Limits().maxBlobBytes
+        /// Bytes of blobs the documents one user owns may reference together (413
+        /// `QUOTA_EXCEEDED` beyond, before the body); nil: no quota.
+        public var blobQuotaPerUser: Int64? = ServerBlobs.Limits().quotaPerUser
+        /// An unreferenced blob is kept this long after it was stored or last lost a
+        /// reference; a collection pass runs every `blobCollectionIntervalSeconds`.
+        public var blobGracePeriodSeconds: Double = 3600
+        public var blobCollectionIntervalSeconds: Double = 600
+        /// An unfinished upload untouched this long is discarded.
+        public var blobUploadExpirySeconds: Double = 86400
+        /// Where unfinished uploads are kept; nil: inside the storage's blob directory.
+        public var blobUploadsDirectory: String?
         /// Milliseconds since the epoch; tests may substitute a clock.
         public var now: @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) }
 
@@ -77,6 +90,9 @@ public final class AccordServer: Sendable {
     public let port: Int
     public let metrics: ServerMetrics
     public let directory: DocumentDirectory
+    /// The server's blob storage (uploads, references, collection).
+    public let blobs: ServerBlobs
+    private let collector: BlobCollector
     private let hub: SyncHub
     private let server: WebSocketServer
 
@@ -114,8 +130,18 @@ public final class AccordServer: Sendable {
         routes.add(.get, "/metrics") { _ in
             HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Array(metrics.render().utf8))
         }
+        var blobLimits = ServerBlobs.Limits()
+        blobLimits.maxBlobBytes = configuration.maxBlobBytes
+        blobLimits.quotaPerUser = configuration.blobQuotaPerUser
+        blobLimits.gracePeriodMilliseconds = UInt64(max(0, configuration.blobGracePeriodSeconds) * 1000)
+        blobLimits.uploadExpiryMilliseconds = UInt64(max(0, configuration.blobUploadExpirySeconds) * 1000)
+        let blobs = try ServerBlobs(
+            directory: directory, limits: blobLimits, uploadsDirectory: configuration.blobUploadsDirectory,
+            now: configuration.now)
+        let collector = BlobCollector(blobs: blobs, intervalSeconds: configuration.blobCollectionIntervalSeconds)
         let documentsAPI = DocumentsAPI(
-            directory: directory, authenticate: authenticate, accessChanged: { hub.accessChanged($0) })
+            directory: directory, authenticate: authenticate, accessChanged: { hub.accessChanged($0) },
+            blobs: BlobsAPI(blobs: blobs, authenticate: authenticate, collectionRequested: { collector.request() }))
         documentsAPI.register(in: &routes)
         let schemas = RecordsSchemaStore(storage: documents.storage)
         RecordsAPI(
@@ -151,6 +177,7 @@ public final class AccordServer: Sendable {
             server = try WebSocketServer(network)
         } catch {
             try? hub.stop()
+            collector.stop()
             throw AccordError(.ioError, "cannot listen on \(configuration.host):\(configuration.port): \(error.message)",
                               details: ["host": configuration.host, "port": String(configuration.port)])
         }
@@ -159,6 +186,8 @@ public final class AccordServer: Sendable {
         self.hub = hub
         self.metrics = metrics
         self.directory = directory
+        self.blobs = blobs
+        self.collector = collector
     }
 
     /// Closes every connection (code 1001), makes everything received durable and
@@ -174,6 +203,7 @@ public final class AccordServer: Sendable {
         }
         // The hub asked every connection to close with 1001: let those frames go out.
         await server.stop(gracePeriod: .seconds(2))
+        collector.stop()
         try stopped.get()
     }
 }

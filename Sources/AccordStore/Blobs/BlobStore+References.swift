@@ -90,8 +90,17 @@ extension BlobStore {
     /// files and content files of interrupted puts). Puts still running in this process
     /// are left alone. Runs only when asked: a blob just stored without `referencedBy`
     /// is unreferenced until ``addReference(_:document:)``.
+    ///
+    /// `keepingUnreferenced` may spare unreferenced blobs (a grace period): it is asked
+    /// about each one under the same hold of the storage lock that decides and commits
+    /// the removal, with the adapter to read its own rows from (it must not call the
+    /// storage itself: the lock is held). So a reference added concurrently either
+    /// lands before the collection (the blob is referenced and kept) or after it (and
+    /// then finds the blob gone, `BLOB_NOT_FOUND`), never in between.
     @discardableResult
-    public func collectGarbage() throws(AccordError) -> BlobGarbageReport {
+    public func collectGarbage(
+        keepingUnreferenced keep: (BlobInfo, any StorageAdapter) throws -> Bool = { _, _ in false }
+    ) throws(AccordError) -> BlobGarbageReport {
         let directory = directory
         return try storage.withAdapter { adapter in
             let referenced = Set(try adapter.keys(in: .blobReferrers))
@@ -105,7 +114,7 @@ extension BlobStore {
                 let hash = try Self.storedHash(key)
                 guard let record = try Self.indexRecord(hash, in: adapter) else { continue }
                 if let logKey = record.chunkLogKey { indexedUploads.insert(logKey) }
-                if !referenced.contains(key) {
+                if !referenced.contains(key), try !keep(record.info(hash), adapter) {
                     batch.append(.delete(.blobIndex, key: key))
                     if let logKey = record.chunkLogKey { batch.append(.deleteLog(.blobChunks, key: logKey)) }
                     removed.append(record.info(hash))

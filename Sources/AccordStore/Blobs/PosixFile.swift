@@ -25,7 +25,7 @@ final class PosixFile {
     }
 
     let path: String
-    private var descriptor: Int32
+    private(set) var descriptor: Int32
     /// Bytes written through ``writeAll(_:startingWriteback:)``: the offset of the next
     /// write for files written front to back.
     private(set) var bytesWritten: UInt64 = 0

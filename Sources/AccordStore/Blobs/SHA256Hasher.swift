@@ -38,7 +38,7 @@ package struct SHA256Hasher {
     }
 
     /// Feeds `bytes` to the hash.
-    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         if hardware != nil {
             hardware!.update(bytes)
             return

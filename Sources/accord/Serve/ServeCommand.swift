@@ -55,6 +55,16 @@ enum ServeCommand {
         configuration.maxPartialBytesPerUser = try integer(
             args.removeOption("--max-partial-bytes-per-user"), "--max-partial-bytes-per-user",
             default: configuration.maxPartialBytesPerUser, range: 1024...Int.max)
+        configuration.maxBlobBytes = Int64(try integer(
+            args.removeOption("--max-blob-bytes"), "--max-blob-bytes", default: Int(configuration.maxBlobBytes),
+            range: 0...Int.max))
+        let quota = try integer(
+            args.removeOption("--blob-quota-per-user"), "--blob-quota-per-user",
+            default: Int(configuration.blobQuotaPerUser ?? 0), range: 0...Int.max)
+        configuration.blobQuotaPerUser = quota == 0 ? nil : Int64(quota)
+        configuration.blobGracePeriodSeconds = Double(try integer(
+            args.removeOption("--blob-grace-seconds"), "--blob-grace-seconds",
+            default: Int(configuration.blobGracePeriodSeconds), range: 0...(365 * 86400)))
         if let admins = try args.removeOption("--admins") {
             configuration.adminUsers = Set(admins.split(separator: ",").map(String.init))
         }

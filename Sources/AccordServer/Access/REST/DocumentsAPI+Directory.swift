@@ -55,6 +55,8 @@ extension DocumentsAPI {
         try Self.refuseRoot(access, id, "deleted")
         try directory.delete(id)
         accessChanged(id)
+        // Its blobs may now be unreferenced.
+        blobs?.collectionRequested()
         return RESTJSON.response(status: 200, DeletedBody(id: id.rawValue, deleted: true))
     }
 }

@@ -31,6 +31,8 @@ public struct DocumentsAPI: Sendable {
     let directory: DocumentDirectory
     let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> String
     let accessChanged: @Sendable (DocumentID) -> Void
+    /// The blob routes, which share the `/v1/documents` prefix (nil: not served).
+    let blobs: BlobsAPI?
 
     /// - Parameters:
     ///   - authenticate: the caller's user id for a request, or `UNAUTHENTICATED`. The
@@ -41,11 +43,12 @@ public struct DocumentsAPI: Sendable {
     public init(
         directory: DocumentDirectory,
         authenticate: @escaping @Sendable (HTTPRequest) throws(AccordError) -> String,
-        accessChanged: @escaping @Sendable (DocumentID) -> Void
+        accessChanged: @escaping @Sendable (DocumentID) -> Void, blobs: BlobsAPI? = nil
     ) {
         self.directory = directory
         self.authenticate = authenticate
         self.accessChanged = accessChanged
+        self.blobs = blobs
     }
 
     /// Adds `POST /v1/documents` and prefix routes for everything under it. The prefix
@@ -54,16 +57,18 @@ public struct DocumentsAPI: Sendable {
     public func register(in routes: inout HTTPRoutes) {
         let handler: HTTPRoutes.Handler = { request in respond(to: request) }
         routes.add(.post, DocumentsRoute.collectionPath, handler)
-        for method in [HTTPMethod.get, .put, .delete, .post, .patch] {
+        for method in [HTTPMethod.get, .head, .put, .delete, .post, .patch] {
             routes.add(method, prefix: DocumentsRoute.collectionPath, handler)
         }
         registerAliases(in: &routes)
+        blobs?.register(in: &routes)
     }
 
     /// The response to a request, with the same routing as ``register(in:)``; tests call
     /// it without a server.
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         if let userRoute = respondToUserRoute(request) { return userRoute }
+        if let blobs, BlobsAPI.claims(request.path) { return blobs.respond(to: request) }
         let route: DocumentsRoute
         switch DocumentsRoute.parse(request.method, request.path) {
         case .success(let parsed): route = parsed

@@ -13,6 +13,10 @@ import AccordStore
 /// | `DOCUMENT_EXISTS`, `ALIAS_EXISTS` | 409 |
 /// | `INVALID_ARGUMENT`, `MALFORMED_JSON`, `METADATA_TOO_LARGE` | 400 |
 /// | `TOO_MANY_DOCUMENTS` | 429 |
+/// | `BLOB_NOT_FOUND` | 404 |
+/// | `BLOB_TOO_LARGE`, `QUOTA_EXCEEDED` | 413 |
+/// | `BLOB_HASH_MISMATCH` | 422 |
+/// | `BLOB_UPLOAD_OFFSET_MISMATCH`, `BLOB_UPLOAD_IN_PROGRESS` | 409 |
 /// | anything else (storage errors) | 500 |
 public enum RESTError {
     /// The response for `error`. `details` is always an object (empty when there are none).
@@ -26,8 +30,10 @@ public enum RESTError {
         switch code {
         case .unauthenticated: 401
         case .docAccessDenied, .permissionDenied, .rootDocumentProtected: 403
-        case .documentNotFound: 404
-        case .documentExists, .aliasExists: 409
+        case .documentNotFound, .blobNotFound: 404
+        case .documentExists, .aliasExists, .blobUploadOffsetMismatch, .blobUploadInProgress: 409
+        case .blobTooLarge, .quotaExceeded: 413
+        case .blobHashMismatch: 422
         case .invalidArgument, .malformedJSON, .metadataTooLarge: 400
         case .tooManyDocuments: 429
         default: 500

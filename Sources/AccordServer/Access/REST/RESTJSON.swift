@@ -6,11 +6,14 @@ import AccordNet
 enum RESTJSON {
     static let contentType = "application/json"
 
-    static func response(status: Int, _ body: some Encodable) -> HTTPResponse {
+    static func response(
+        status: Int, _ body: some Encodable, headers: [(name: String, value: String)] = []
+    ) -> HTTPResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
-            return HTTPResponse(status: status, contentType: contentType, body: Array(try encoder.encode(body)))
+            return HTTPResponse(
+                status: status, contentType: contentType, headers: headers, body: Array(try encoder.encode(body)))
         } catch {
             // Only strings, numbers and dictionaries of them are encoded, so this is a bug.
             return HTTPResponse(status: 500, text: "cannot encode the response: \(error)\n")
