@@ -124,6 +124,12 @@ final class HTTPExchange {
             self.wsi = wsi
             status = Int(lws_http_client_http_response(wsi))
             responseHeaders = Self.headers(of: wsi)
+            if method == .head {
+                // A HEAD answer has no body, whatever its Content-Length says: done.
+                complete()
+                forget(wsi)
+                return -1
+            }
             if let sink, let status { sinkTakesBody = sink.accepts(status: status, headers: responseHeaders) }
             if !sinkTakesBody, let declared = responseHeaders["content-length"].flatMap(Int.init), declared > maxResponseSize {
                 return fail(wsi, NetError(.responseTooLarge, "the response declares \(declared) bytes, over \(maxResponseSize)"))

@@ -9,7 +9,8 @@ import Foundation
 /// `Content-Range` continues), retried with backoff after a failure.
 extension AccordClient {
     /// Starts as many eligible uploads as the concurrency allows. An upload is
-    /// eligible when its document is open and syncs (not local-only), its mode sends
+    /// eligible when its document is open, syncs (not local-only) and finished a sync
+    /// round in this session (so the server has it), its mode sends
     /// changes on its own (`realtime`, `realtimePushOnly`, `polling`) or a `sync()`
     /// released it (`manual`, `realtimeSyncOff`), its backoff is over, and the client
     /// is not pinned offline.
@@ -20,7 +21,8 @@ extension AccordClient {
         let ordered = state.queue.values.sorted { ($0.queuedAt, $0.key) < ($1.queuedAt, $1.key) }
         for entry in ordered where state.runningUploads < state.options.maxConcurrentUploads {
             guard case .waiting(let notBefore, _)? = state.uploadStates[entry.key],
-                let id = entry.document, let document = documents[id], !document.machine.localOnly
+                let id = entry.document, let document = documents[id], !document.machine.localOnly,
+                state.synced.contains(id)
             else { continue }
             let mode = document.machine.mode
             let automatic = mode == .realtime || mode == .realtimePushOnly || { if case .polling = mode { true } else { false } }()
@@ -52,6 +54,12 @@ extension AccordClient {
             state.released.insert(entry.key)
             if state.uploadStates[entry.key] == .parked { state.uploadStates[entry.key] = .waiting(notBefore: 0, failures: 0) }
         }
+        pumpBlobUploads()
+    }
+
+    /// A sync round of the document finished: the server knows it, its uploads may run.
+    func blobDocumentSynced(_ id: DocumentID) {
+        guard let state = blobState, state.synced.insert(id).inserted else { return }
         pumpBlobUploads()
     }
 
@@ -118,6 +126,9 @@ extension AccordClient {
         case .blobNotFound where error.httpStatus == nil: return .hopeless
         case .storageCorrupt where error.httpStatus == nil: return .hopeless
         case .blobHashMismatch: return .hopeless
+        // The document has not reached the server yet (created offline, its first
+        // sync still on the way): it will.
+        case .documentNotFound: return .transient
         default:
             guard let status = error.httpStatus else { return .transient }
             return status >= 500 || status == 408 || status == 429 || status == 409 ? .transient : .refused

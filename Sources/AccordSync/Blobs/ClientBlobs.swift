@@ -43,9 +43,13 @@ final class ClientBlobs: DocumentObserver, @unchecked Sendable {
     var pinnedDocuments: Set<DocumentID> = []
     /// Bytes of content stored, once counted.
     var storedBytes: Int64?
-    /// BlobRef subscriptions of the open documents.
+    /// Documents that reached the server in this session (a sync round finished), so
+    /// the server knows them and an upload is not refused as DOCUMENT_NOT_FOUND after
+    /// its whole body was sent.
+    var synced: Set<DocumentID> = []
+    /// Attachment subscriptions of the open documents.
     var subscriptions: [DocumentID: Subscription] = [:]
-    /// BlobRef changes not yet applied to the reference index, in order.
+    /// Attachment changes not yet applied to the reference index, in order.
     var pendingChanges: [(DocumentID, AttachmentChange)] = []
 
     init(store: BlobStore) {
@@ -61,6 +65,7 @@ final class ClientBlobs: DocumentObserver, @unchecked Sendable {
 
     func documentClosed(_ id: DocumentID, client: isolated AccordClient) {
         client.applyAttachmentChanges()
+        synced.remove(id)
         subscriptions.removeValue(forKey: id)?.cancel()
     }
 
