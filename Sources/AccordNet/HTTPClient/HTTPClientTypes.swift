@@ -8,6 +8,9 @@ public struct HTTPClientRequest: Sendable {
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
     public var bodyFile: HTTPFileBody?
+    /// Response headers lws does not know by itself (such as `accord-upload-offset`)
+    /// to read into ``HTTPClientResponse/headers``; lws' own tokens are always read.
+    public var customResponseHeaders: [String] = []
 
     public init(
         _ method: HTTPMethod, _ url: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []

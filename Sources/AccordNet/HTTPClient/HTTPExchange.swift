@@ -12,6 +12,7 @@ final class HTTPExchange {
     private let headers: [(name: String, value: String)]
     private let body: [UInt8]
     private let bodyFile: HTTPFileBody?
+    private let customResponseHeaders: [String]
     private var fileReader: FileBodyReader?
     /// The body's length: the file's piece, or the bytes.
     private let bodyLength: Int64
@@ -50,6 +51,7 @@ final class HTTPExchange {
         self.headers = request.headers
         self.body = request.body
         self.bodyFile = request.bodyFile
+        self.customResponseHeaders = request.customResponseHeaders
         self.bodyLength = request.bodyFile?.length ?? Int64(request.body.count)
         self.sink = sink
         self.maxResponseSize = maxResponseSize
@@ -124,6 +126,9 @@ final class HTTPExchange {
             self.wsi = wsi
             status = Int(lws_http_client_http_response(wsi))
             responseHeaders = Self.headers(of: wsi)
+            for name in customResponseHeaders {
+                if let value = Self.customHeader(name, of: wsi) { responseHeaders[name.lowercased()] = value }
+            }
             if method == .head {
                 // A HEAD answer has no body, whatever its Content-Length says: done.
                 complete()
@@ -305,6 +310,23 @@ final class HTTPExchange {
             headers[String(raw.dropLast()).lowercased()] = text
         }
         return headers
+    }
+
+    /// A header lws keeps by name (not one of its tokens), as sent in lower case or
+    /// with each word capitalized (`Accord-Upload-Offset`).
+    private static func customHeader(_ name: String, of wsi: OpaquePointer) -> String? {
+        let lower = name.lowercased()
+        let capitalized = lower.split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(separator: "-")
+        for spelling in [lower, capitalized] {
+            let key = spelling + ":"
+            let length = key.withCString { lws_hdr_custom_length(wsi, $0, Int32(key.utf8.count)) }
+            guard length >= 0 else { continue }
+            var value = [CChar](repeating: 0, count: Int(length) + 1)
+            let copied = key.withCString { lws_hdr_custom_copy(wsi, &value, Int32(value.count), $0, Int32(key.utf8.count)) }
+            guard copied >= 0 else { continue }
+            return String(decoding: value.prefix(Int(copied)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        return nil
     }
 
     /// Ends the exchange from inside one of its callbacks; the -1 makes lws close the wsi.

@@ -123,6 +123,7 @@ extension AccordClient {
         let url = restURL(ServerCall(.get, ["v1", "documents", id.rawValue, "blobs", hash]))
         var request = HTTPClientRequest(method, url, headers: [("authorization", "Bearer \(token)")] + headers)
         request.bodyFile = bodyFile
+        request.customResponseHeaders = ["accord-upload-offset"]
         do {
             return try await http.send(request, timeout: timeout, sink: sink)
         } catch {
