@@ -197,8 +197,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The facade as an app uses it, against an in-process server.
+        // Child process of the client's blob upload resume test: attaches a file and
+        // uploads it until SIGKILLed, or until the server holds it.
+        .executableTarget(
+            name: "accord-blob-uploader", dependencies: ["AccordCRDT", "AccordStore", "AccordSync"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
-            name: "AccordTests", dependencies: ["Accord", "AccordServer", "AccordTesting"], swiftSettings: swiftSettings
+            name: "AccordTests", dependencies: ["Accord", "AccordServer", "AccordTesting", "accord-blob-uploader"],
+            swiftSettings: swiftSettings
         ),
         // Runs the built `accord` binary as a subprocess. `swift build --build-tests` and
         // `swift test` build every product, so the binary sits beside the test bundle;

@@ -57,9 +57,10 @@ extension ErrorCode {
     /// A blob upload announces more bytes than the server's per-blob limit
     /// (`--max-blob-bytes`, REST 413); refused before any byte of the body is read.
     public static let blobTooLarge = ErrorCode(rawValue: "BLOB_TOO_LARGE")
-    /// The bytes of a blob upload do not hash to the SHA-256 in its path (REST 422); the
-    /// upload, with every byte received for it, was discarded.
-    public static let blobHashMismatch = ErrorCode(rawValue: "BLOB_HASH_MISMATCH")
+    // BLOB_HASH_MISMATCH (REST 422: the bytes of an upload do not hash to the SHA-256
+    // in its path; the upload, with every byte received for it, was discarded) is
+    // AccordStore's `blobHashMismatch`, shared with the client, which reports it for a
+    // download with wrong bytes.
     /// A continued blob upload (`Content-Range`) does not start where the server's
     /// unfinished upload ends (REST 409, `details.offset` = the bytes the server holds).
     public static let blobUploadOffsetMismatch = ErrorCode(rawValue: "BLOB_UPLOAD_OFFSET_MISMATCH")
@@ -72,6 +73,6 @@ extension ErrorCode {
         .unauthenticated, .permissionDenied, .docAccessDenied, .documentUnavailable, .messageTooLarge,
         .documentTooLarge, .rateLimited, .awarenessClientTaken, .slowConsumer, .tooManyConnections, .tooManyRooms,
         .tooManyDocuments, .quotaExceeded, .metadataTooLarge, .documentDeleted, .aliasExists, .rootDocumentProtected,
-        .blobTooLarge, .blobHashMismatch, .blobUploadOffsetMismatch, .blobUploadInProgress,
+        .blobTooLarge, .blobUploadOffsetMismatch, .blobUploadInProgress,
     ]
 }

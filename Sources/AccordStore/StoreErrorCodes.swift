@@ -21,6 +21,9 @@ extension ErrorCode {
     public static let unacknowledgedWrites = ErrorCode(rawValue: "UNACKNOWLEDGED_WRITES")
     /// The blob is not in the store.
     public static let blobNotFound = ErrorCode(rawValue: "BLOB_NOT_FOUND")
+    /// Content did not hash to the SHA-256 it was announced under (a download with
+    /// wrong bytes, an upload whose bytes do not match its name). Nothing was kept.
+    public static let blobHashMismatch = ErrorCode(rawValue: "BLOB_HASH_MISMATCH")
     /// The store was closed; no further calls are accepted.
     public static let storeClosed = ErrorCode(rawValue: "STORE_CLOSED")
     /// A storage adapter broke a promise of ``StorageAdapter`` (see
@@ -31,6 +34,6 @@ extension ErrorCode {
     public static let allStoreCodes: [ErrorCode] = [
         .storageError, .storageFull, .storageReadOnly, .storageCorrupt, .documentNotFound,
         .documentEvicted, .documentExists, .unacknowledgedWrites, .blobNotFound, .storeClosed,
-        .storageNonconforming,
+        .storageNonconforming, .blobHashMismatch,
     ]
 }

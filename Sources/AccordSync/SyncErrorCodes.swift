@@ -29,9 +29,13 @@ extension ErrorCode {
     /// proxy's error page, a body of the wrong shape). `httpStatus` is set.
     public static let unexpectedResponse = ErrorCode(rawValue: "UNEXPECTED_RESPONSE")
 
+    /// A blob was read with `waitForLoad: .local` and is not on this device, or needs
+    /// downloading while the client is pinned offline. `details["blob"]` names it.
+    public static let blobUnavailableOffline = ErrorCode(rawValue: "BLOB_UNAVAILABLE_OFFLINE")
+
     /// Every code defined by AccordSync, for golden tests and documentation.
     public static let allSyncCodes: [ErrorCode] = [
         .networkTimeout, .documentNotOpen, .documentUnavailableOffline, .localOnlyUnsupportedOption, .unavailable,
-        .networkError, .unexpectedResponse,
+        .networkError, .unexpectedResponse, .blobUnavailableOffline,
     ]
 }

@@ -9,7 +9,7 @@ import AccordServer
         #expect(
             ErrorCode.allSyncCodes.map(\.rawValue) == [
                 "NETWORK_TIMEOUT", "DOCUMENT_NOT_OPEN", "DOCUMENT_UNAVAILABLE_OFFLINE", "LOCAL_ONLY_UNSUPPORTED_OPTION",
-                "UNAVAILABLE", "NETWORK_ERROR", "UNEXPECTED_RESPONSE",
+                "UNAVAILABLE", "NETWORK_ERROR", "UNEXPECTED_RESPONSE", "BLOB_UNAVAILABLE_OFFLINE",
             ])
     }
 

@@ -55,6 +55,9 @@ public final class Doc {
     /// `afterTransaction`): they see what a transaction did and protect what it deleted.
     @exclusivity(unchecked) var afterTransactionHandlers: [(id: Int, handler: (inout TransactionState) -> Void)] = []
     var nextSubscriptionID = 0
+    /// The incremental index of ``attachments()``, made on first use, and its hook.
+    var attachmentTracker: AttachmentTracker?
+    var attachmentSubscription: Subscription?
     /// The undo manager the document's owner installed for it (an `AccordClient` gives
     /// each open document one), so that code holding only the `Doc` reaches it. Weak:
     /// the owner keeps it alive. The engine itself never reads it.

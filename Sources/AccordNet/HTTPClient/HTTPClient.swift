@@ -38,16 +38,21 @@ public final class HTTPClient: Sendable {
     /// Sends `request` and returns the whole response. Cancelling the calling task
     /// ends the request (`NET_CANCELLED`) and closes its connection; so does `timeout`
     /// passing (`NET_TIMEOUT`), counted from the call to the last byte of the response.
-    public func send(_ request: HTTPClientRequest, timeout: Duration = .seconds(30)) async throws(NetError)
-        -> HTTPClientResponse
-    {
+    ///
+    /// With a `sink`, the response body is handed to it piece by piece as it arrives
+    /// (if it accepts the status), never held whole; ``HTTPClientRequest/bodyFile``
+    /// streams the request body from a file the same way. Memory stays bounded by one
+    /// piece each way, whatever the sizes.
+    public func send(
+        _ request: HTTPClientRequest, timeout: Duration = .seconds(30), sink: (any HTTPResponseSink)? = nil
+    ) async throws(NetError) -> HTTPClientResponse {
         let target = try WebSocketURL(request.url, scheme: "http://")
         let id = nextID.withLock { next in
             defer { next += 1 }
             return next
         }
         let slot = ResponseSlot()
-        mailbox.post(.start(id: id, request: request, target: target, slot: slot))
+        mailbox.post(.start(id: id, request: request, target: target, slot: slot, sink: sink))
         if !thread.isRunning { slot.finish(.failure(NetError(.cancelled, "the HTTP client stopped"))) }
         let timer = Task { [mailbox] in
             guard (try? await Task.sleep(for: timeout)) != nil else { return }

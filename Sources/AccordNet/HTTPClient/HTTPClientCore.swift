@@ -2,7 +2,7 @@ import CWebSockets
 
 /// Commands from any thread for an ``HTTPClient``'s service thread.
 enum HTTPClientCommand: Sendable {
-    case start(id: UInt64, request: HTTPClientRequest, target: WebSocketURL, slot: ResponseSlot)
+    case start(id: UInt64, request: HTTPClientRequest, target: WebSocketURL, slot: ResponseSlot, sink: (any HTTPResponseSink)?)
     /// Ends a request early (its timeout passed, or its task was cancelled).
     case abort(id: UInt64, error: NetError)
 }
@@ -28,7 +28,7 @@ final class HTTPClientCore: LWSCallbackHandler {
         context = nil
         for exchange in Array(exchanges.values) { exchange.abort(NetError(.cancelled, "the HTTP client stopped")) }
         // Commands that arrived after the last drain never started.
-        for case .start(_, _, _, let slot) in mailbox.take() {
+        for case .start(_, _, _, let slot, _) in mailbox.take() {
             slot.finish(.failure(NetError(.cancelled, "the HTTP client stopped")))
         }
     }
@@ -50,7 +50,7 @@ final class HTTPClientCore: LWSCallbackHandler {
 
     private func apply(_ command: HTTPClientCommand) {
         switch command {
-        case .start(let id, let request, let target, let slot):
+        case .start(let id, let request, let target, let slot, let sink):
             guard !slot.isFinished else { return }  // timed out or cancelled while queued
             guard let context else {
                 slot.finish(.failure(NetError(.cancelled, "the HTTP client stopped")))
@@ -58,7 +58,7 @@ final class HTTPClientCore: LWSCallbackHandler {
             }
             let exchange = HTTPExchange(
                 id: id, request: request, target: target, maxResponseSize: maxResponseSize, slot: slot,
-                onFinish: { [weak self] finished in self?.exchanges[finished.id] = nil })
+                sink: sink, onFinish: { [weak self] finished in self?.exchanges[finished.id] = nil })
             exchanges[id] = exchange
             exchange.connect(context)
         case .abort(let id, let error):

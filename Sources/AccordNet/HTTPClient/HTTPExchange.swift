@@ -11,11 +11,23 @@ final class HTTPExchange {
     private let target: WebSocketURL
     private let headers: [(name: String, value: String)]
     private let body: [UInt8]
+    private let bodyFile: HTTPFileBody?
+    private let customResponseHeaders: [String]
+    private var fileReader: FileBodyReader?
+    /// The body's length: the file's piece, or the bytes.
+    private let bodyLength: Int64
+    private let sink: (any HTTPResponseSink)?
+    /// Whether the sink took this response's body (it declined an error answer, say).
+    private var sinkTakesBody = false
+    /// One buffer for the body pieces written and the response pieces read, so a large
+    /// body costs no allocation per piece.
+    private var buffer: [UInt8] = []
+    private var progressReported: Int64 = 0
     private let maxResponseSize: Int
     private let slot: ResponseSlot
     private let onFinish: (HTTPExchange) -> Void
     private var wsi: OpaquePointer?
-    private var bodySent = 0
+    private var bodySent: Int64 = 0
     private var status: Int?
     private var responseHeaders: [String: String] = [:]
     private var responseBody: [UInt8] = []
@@ -23,16 +35,25 @@ final class HTTPExchange {
 
     /// Body bytes handed to `lws_write` per writeable callback.
     private static let writeChunk = 16 * 1024
+    /// Body bytes per writeable callback from a file: larger pieces mean fewer trips
+    /// through the service loop for a large upload, at a bounded memory cost.
+    private static let fileChunk = 256 * 1024
+    /// Room for one piece of response body from lws (its rx buffer is 64 KiB).
+    private static let readChunk = 64 * 1024
 
     init(
         id: UInt64, request: HTTPClientRequest, target: WebSocketURL, maxResponseSize: Int, slot: ResponseSlot,
-        onFinish: @escaping (HTTPExchange) -> Void
+        sink: (any HTTPResponseSink)? = nil, onFinish: @escaping (HTTPExchange) -> Void
     ) {
         self.id = id
         self.method = request.method
         self.target = target
         self.headers = request.headers
         self.body = request.body
+        self.bodyFile = request.bodyFile
+        self.customResponseHeaders = request.customResponseHeaders
+        self.bodyLength = request.bodyFile?.length ?? Int64(request.body.count)
+        self.sink = sink
         self.maxResponseSize = maxResponseSize
         self.slot = slot
         self.onFinish = onFinish
@@ -40,6 +61,14 @@ final class HTTPExchange {
 
     /// Starts connecting. lws may report a failure from inside this call.
     func connect(_ context: OpaquePointer) {
+        if let bodyFile {
+            do throws(NetError) {
+                fileReader = try FileBodyReader(bodyFile)
+            } catch {
+                finish(.failure(error))
+                return
+            }
+        }
         var info = lws_client_connect_info()
         let host = target.host
         let hostHeader = target.port == 80 ? host : "\(host):\(target.port)"
@@ -97,7 +126,17 @@ final class HTTPExchange {
             self.wsi = wsi
             status = Int(lws_http_client_http_response(wsi))
             responseHeaders = Self.headers(of: wsi)
-            if let declared = responseHeaders["content-length"].flatMap(Int.init), declared > maxResponseSize {
+            for name in customResponseHeaders {
+                if let value = Self.customHeader(name, of: wsi) { responseHeaders[name.lowercased()] = value }
+            }
+            if method == .head {
+                // A HEAD answer has no body, whatever its Content-Length says: done.
+                complete()
+                forget(wsi)
+                return -1
+            }
+            if let sink, let status { sinkTakesBody = sink.accepts(status: status, headers: responseHeaders) }
+            if !sinkTakesBody, let declared = responseHeaders["content-length"].flatMap(Int.init), declared > maxResponseSize {
                 return fail(wsi, NetError(.responseTooLarge, "the response declares \(declared) bytes, over \(maxResponseSize)"))
             }
             return 0
@@ -105,15 +144,27 @@ final class HTTPExchange {
         case LWS_CALLBACK_RECEIVE_CLIENT_HTTP:
             // lws hands the body over only from inside lws_http_client_read, which
             // strips chunked framing and calls back with RECEIVE_CLIENT_HTTP_READ.
-            var buffer = [CChar](repeating: 0, count: 4096 + Int(accord_lws_pre()))
-            return buffer.withUnsafeMutableBufferPointer { raw -> Int32 in
-                var cursor: UnsafeMutablePointer<CChar>? = raw.baseAddress! + Int(accord_lws_pre())
-                var room = Int32(raw.count - Int(accord_lws_pre()))
+            let pre = Int(accord_lws_pre())
+            if buffer.count < pre + Self.readChunk { buffer = [UInt8](repeating: 0, count: pre + Self.readChunk) }
+            var scratch = buffer
+            buffer = []  // lws calls back into this exchange while it reads: no overlapping access
+            defer { buffer = scratch }
+            return scratch.withUnsafeMutableBytes { raw -> Int32 in
+                var cursor: UnsafeMutablePointer<CChar>? = raw.baseAddress!.assumingMemoryBound(to: CChar.self) + pre
+                var room = Int32(raw.count - pre)
                 return lws_http_client_read(wsi, &cursor, &room) < 0 ? -1 : 0
             }
 
         case LWS_CALLBACK_RECEIVE_CLIENT_HTTP_READ:
             guard let input, length > 0 else { return 0 }
+            if sinkTakesBody, let sink {
+                do throws(NetError) {
+                    try sink.write(UnsafeRawBufferPointer(start: input, count: length))
+                } catch {
+                    return fail(wsi, error)
+                }
+                return 0
+            }
             guard responseBody.count + length <= maxResponseSize else {
                 return fail(wsi, NetError(.responseTooLarge, "the response body passed \(maxResponseSize) bytes"))
             }
@@ -155,8 +206,8 @@ final class HTTPExchange {
         guard let start = cursor.pointee else { return -1 }
         let end = start + length
         var all = headers.filter { !["content-length", "host"].contains($0.name.lowercased()) }
-        if !body.isEmpty || [.post, .put, .patch].contains(method) {
-            all.append((name: "content-length", value: String(body.count)))
+        if bodyLength > 0 || [.post, .put, .patch].contains(method) {
+            all.append((name: "content-length", value: String(bodyLength)))
         }
         for header in all {
             let name = Array((header.name.lowercased() + ":").utf8) + [0]
@@ -166,7 +217,7 @@ final class HTTPExchange {
                 return -1
             }
         }
-        if !body.isEmpty {
+        if bodyLength > 0 {
             lws_client_http_body_pending(wsi, 1)
             lws_callback_on_writable(wsi)
         }
@@ -174,24 +225,63 @@ final class HTTPExchange {
     }
 
     private func writeBody(_ wsi: OpaquePointer) -> Int32 {
+        if let fileReader { return writeFilePiece(wsi, fileReader) }
         guard bodySent < body.count else { return 0 }
-        let count = min(Self.writeChunk, body.count - bodySent)
+        let sent = Int(bodySent)
+        let count = min(Self.writeChunk, body.count - sent)
         let pre = Int(accord_lws_pre())
         var buffer = [UInt8](repeating: 0, count: pre + count)
-        buffer.replaceSubrange(pre..<(pre + count), with: body[bodySent..<(bodySent + count)])
-        let last = bodySent + count == body.count
+        buffer.replaceSubrange(pre..<(pre + count), with: body[sent..<(sent + count)])
+        let last = sent + count == body.count
         let written = buffer.withUnsafeMutableBufferPointer { raw in
             lws_write(wsi, raw.baseAddress! + pre, count, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
         }
         // lws_write buffers what the socket did not take and reports it all written.
         guard written >= 0 else { return -1 }
-        bodySent += count
+        bodySent += Int64(count)
         if last {
             lws_client_http_body_pending(wsi, 0)
         } else {
             lws_callback_on_writable(wsi)
         }
         return 0
+    }
+
+    /// Sends the next piece of a file body. lws keeps what the socket did not take and
+    /// calls back only once it is gone, so one piece at most waits in memory.
+    private func writeFilePiece(_ wsi: OpaquePointer, _ reader: FileBodyReader) -> Int32 {
+        guard reader.remaining > 0 else { return 0 }
+        let pre = Int(accord_lws_pre())
+        if buffer.count < pre + Self.fileChunk { buffer = [UInt8](repeating: 0, count: pre + Self.fileChunk) }
+        let outcome = buffer.withUnsafeMutableBytes { raw -> Result<Int, NetError> in
+            do throws(NetError) {
+                let count = try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[pre...]))
+                let last = reader.remaining == 0
+                let written = lws_write(
+                    wsi, raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + pre, count,
+                    last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
+                guard written >= 0 else { return .failure(NetError(.requestFailed, "the connection broke while sending")) }
+                return .success(count)
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .failure(let error):
+            return fail(wsi, error)
+        case .success(let count):
+            bodySent += Int64(count)
+            if let progress = bodyFile?.progress, reader.remaining == 0 || bodySent - progressReported >= 1 << 20 {
+                progressReported = bodySent
+                progress(bodySent)
+            }
+            if reader.remaining == 0 {
+                lws_client_http_body_pending(wsi, 0)
+            } else {
+                lws_callback_on_writable(wsi)
+            }
+            return 0
+        }
     }
 
     private func complete() {
@@ -220,6 +310,23 @@ final class HTTPExchange {
             headers[String(raw.dropLast()).lowercased()] = text
         }
         return headers
+    }
+
+    /// A header lws keeps by name (not one of its tokens), as sent in lower case or
+    /// with each word capitalized (`Accord-Upload-Offset`).
+    private static func customHeader(_ name: String, of wsi: OpaquePointer) -> String? {
+        let lower = name.lowercased()
+        let capitalized = lower.split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(separator: "-")
+        for spelling in [lower, capitalized] {
+            let key = spelling + ":"
+            let length = key.withCString { lws_hdr_custom_length(wsi, $0, Int32(key.utf8.count)) }
+            guard length >= 0 else { continue }
+            var value = [CChar](repeating: 0, count: Int(length) + 1)
+            let copied = key.withCString { lws_hdr_custom_copy(wsi, &value, Int32(value.count), $0, Int32(key.utf8.count)) }
+            guard copied >= 0 else { continue }
+            return String(decoding: value.prefix(Int(copied)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        return nil
     }
 
     /// Ends the exchange from inside one of its callbacks; the -1 makes lws close the wsi.

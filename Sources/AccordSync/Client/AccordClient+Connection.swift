@@ -16,6 +16,7 @@ extension AccordClient {
                 reconnectTimer = timer(at: at) { client in client.perform(client.network.tick(now: client.now)) }
             case .emit(let event):
                 bus.emit(.network(event))
+                if event.isOnline { blobNetworkRestored() }
             }
         }
     }

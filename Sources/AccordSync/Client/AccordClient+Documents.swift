@@ -67,6 +67,7 @@ extension AccordClient {
                     try store.acknowledge(id, through: through)
                 case .emit(let event):
                     bus.emit(.document(id, event))
+                    if case .synced = event { blobDocumentSynced(id) }
                     // The server refused the document (no access, not found): an open
                     // waiting for its state will not get it.
                     if case .serverError(let error) = event, JoinRefusal.refusesJoin(error) {

@@ -25,6 +25,7 @@ extension AccordClient {
         let document = try openDocument(id)
         if document.machine.localOnly { throw Self.localOnlyError(id, option: "sync") }
         perform(document.machine.syncRequested(now: now), for: document)
+        blobSyncRequested(id)
     }
 
     /// Why the server refuses the document's writes (it is parked), or nil.

@@ -79,6 +79,8 @@ public actor AccordClient {
     var documentObservers: [any DocumentObserver] = []
     /// The REST API's transport, made on first use (`AccordClient+REST.swift`).
     var httpClient: HTTPClient?
+    /// Blobs: the blob store, upload queue and download cache (`Blobs/`), made on first use.
+    var blobState: ClientBlobs?
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -134,6 +136,7 @@ public actor AccordClient {
     public func start() {
         guard !isStarted, !isStopped else { return }
         isStarted = true
+        activateBlobs()
         let (changes, sink) = AsyncStream.makeStream(of: DocumentChange.self)
         storeSubscription = store.observeChanges { change in
             if case .appended = change.kind { sink.yield(change) }
@@ -154,6 +157,7 @@ public actor AccordClient {
         isStopped = true
         dropConnection(closeSocket: true)
         reconnectTimer?.cancel()
+        blobState?.retryTimer?.cancel()
         storeSubscription?.cancel()
         storeTask?.cancel()
         for id in Array(documents.keys) { close(id) }

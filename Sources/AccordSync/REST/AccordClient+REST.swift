@@ -70,7 +70,7 @@ extension AccordClient {
     }
 
     /// The client's HTTP transport, made on first use (one lws thread per client).
-    private func restTransport() throws(NetError) -> HTTPClient {
+    func restTransport() throws(NetError) -> HTTPClient {
         if let httpClient { return httpClient }
         let made = try HTTPClient()
         httpClient = made

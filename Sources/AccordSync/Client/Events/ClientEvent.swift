@@ -27,6 +27,9 @@ public enum ClientEvent: AccordEvent, Hashable {
     /// decode, an update that does not apply, a store call that failed. Nil when no
     /// document is concerned.
     case failure(DocumentID?, AccordError)
+    /// A blob upload progressed, finished or failed; a blob was downloaded, or is
+    /// unavailable (`docs/blobs.md`).
+    case blob(BlobEvent)
 
     /// The typed event this case stands for.
     public var typed: any AccordEvent {
@@ -43,6 +46,7 @@ public enum ClientEvent: AccordEvent, Hashable {
         case .presence(let id, let event): DocumentPresenceEvent(documentID: id, event: event)
         case .broadcast(let id, let message): BroadcastReceivedEvent(documentID: id, message: message)
         case .failure(let id, let error): SyncFailureEvent(documentID: id, error: error)
+        case .blob(let event): event.typed
         }
     }
 }

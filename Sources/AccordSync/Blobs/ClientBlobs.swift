@@ -1,0 +1,80 @@
+public import AccordCRDT
+public import AccordStore
+
+/// The blob side of an ``AccordClient``: its ``BlobStore`` (beside the documents, in
+/// the same storage), the upload queue's in-memory state, the download cache's use
+/// order and pins, and the attachment changes of open documents waiting to be turned
+/// into references. Made by ``AccordClient/blobs()``.
+///
+/// It follows the open documents as a ``DocumentObserver``: each one's attachments
+/// (``Doc/observeAttachments(_:)``) keep the store's reference index current.
+final class ClientBlobs: DocumentObserver, @unchecked Sendable {
+    // Invariant behind @unchecked Sendable: every property is touched only on the
+    // client's executor: from AccordClient's isolated methods, from DocumentObserver
+    // calls (isolated to the client), and from attachment handlers, which run inside
+    // a transaction of a document the client owns, so on its executor too.
+
+    /// How an upload stands in this session.
+    enum UploadState: Equatable {
+        /// Waiting to run, not before this time (client ms).
+        case waiting(notBefore: UInt64, failures: Int)
+        case running
+        /// Refused by the server: waits for the document's next `sync()` or the next launch.
+        case parked
+    }
+
+    let store: BlobStore
+    var options = BlobOptions()
+    /// Every queued upload by key (`<hash>/<document>`), as stored.
+    var queue: [String: BlobUploadEntry] = [:]
+    var uploadStates: [String: UploadState] = [:]
+    var runningUploads = 0
+    /// Uploads of documents that only upload on `sync()` (`manual`, `realtimeSyncOff`)
+    /// released by one.
+    var released: Set<String> = []
+    var retryTimer: Task<Void, Never>?
+    var retryAt: UInt64?
+    /// Downloads in flight by hash, so two readers share one.
+    var downloads: [String: Task<Void, any Error>] = [:]
+    /// Last use per hash (ms since 1970): reads update it in memory only, puts and
+    /// downloads also in storage.
+    var lastUsed: [String: Int64] = [:]
+    var pinned: Set<String> = []
+    var pinnedDocuments: Set<DocumentID> = []
+    /// Bytes of content stored, once counted.
+    var storedBytes: Int64?
+    /// Documents that reached the server in this session (a sync round finished), so
+    /// the server knows them and an upload is not refused as DOCUMENT_NOT_FOUND after
+    /// its whole body was sent.
+    var synced: Set<DocumentID> = []
+    /// Attachment subscriptions of the open documents.
+    var subscriptions: [DocumentID: Subscription] = [:]
+    /// Attachment changes not yet applied to the reference index, in order.
+    var pendingChanges: [(DocumentID, AttachmentChange)] = []
+
+    init(store: BlobStore) {
+        self.store = store
+    }
+
+    func documentOpened(_ id: DocumentID, doc: Doc, client: isolated AccordClient) {
+        subscriptions[id]?.cancel()
+        subscriptions[id] = doc.observeAttachments { [unowned self] change in self.pendingChanges.append((id, change)) }
+        client.reconcileReferences(id, attachments: doc.attachments())
+        client.pumpBlobUploads()
+    }
+
+    func documentClosed(_ id: DocumentID, client: isolated AccordClient) {
+        client.applyAttachmentChanges()
+        synced.remove(id)
+        subscriptions.removeValue(forKey: id)?.cancel()
+    }
+
+    func documentStored(_ id: DocumentID, through sequence: UInt64, client: isolated AccordClient) {
+        client.applyAttachmentChanges()
+    }
+
+    /// Blobs never evicted: pinned, or with an upload pending.
+    var keptHashes: Set<String> {
+        pinned.union(queue.values.map(\.hash))
+    }
+}
