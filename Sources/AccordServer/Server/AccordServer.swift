@@ -115,7 +115,8 @@ public final class AccordServer: Sendable {
             HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Array(metrics.render().utf8))
         }
         let documentsAPI = DocumentsAPI(
-            directory: directory, authenticate: authenticate, accessChanged: { hub.accessChanged($0) })
+            directory: directory, authenticate: authenticate, accessChanged: { hub.accessChanged($0) },
+            directoryChanged: { hub.directoryChanged($0) })
         documentsAPI.register(in: &routes)
         let schemas = RecordsSchemaStore(storage: documents.storage)
         RecordsAPI(

@@ -79,6 +79,8 @@ public actor AccordClient {
     var documentObservers: [any DocumentObserver] = []
     /// The REST API's transport, made on first use (`AccordClient+REST.swift`).
     var httpClient: HTTPClient?
+    /// Documents created here not yet confirmed by the server (`AccordClient+Directory.swift`).
+    var directoryState = DirectoryState()
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 

@@ -23,7 +23,9 @@ extension DocumentsAPI {
         let role = try Self.requireRole(.readWrite, of: user, in: access, on: id)
 
         let stored = try directory.documents.metadata(id)
+        var changed = false
         if (title != nil && title != stored.title) || (tags != nil && tags != stored.tags) {
+            changed = true
             try directory.documents.updateMetadata(id) { entry in
                 if let title { entry.title = title }
                 if let tags { entry.tags = tags }
@@ -41,7 +43,11 @@ extension DocumentsAPI {
         case .null: details.metadata = nil
         case .value: details.metadata = metadataText
         }
-        if details != before { try directory.setDetails(details, for: id) }
+        if details != before {
+            changed = true
+            try directory.setDetails(details, for: id)
+        }
+        if changed { directoryChanged(.entry(id)) }
         return try documentResponse(id, role: role, owner: access?.owner ?? "")
     }
 
@@ -54,6 +60,7 @@ extension DocumentsAPI {
         _ = try Self.requireRole(.owner, of: user, in: access, on: id)
         try Self.refuseRoot(access, id, "deleted")
         try directory.delete(id)
+        if let access { directoryChanged(.deleted(id, before: access)) }
         accessChanged(id)
         return RESTJSON.response(status: 200, DeletedBody(id: id.rawValue, deleted: true))
     }

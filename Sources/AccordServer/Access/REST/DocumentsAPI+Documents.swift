@@ -28,6 +28,7 @@ extension DocumentsAPI {
         let metadata = try directory.create(id, owner: user, title: title, tags: tags)
         // After the document: a details row without its document would mean nothing.
         try directory.setDetails(details, for: id)
+        directoryChanged(.created(id, owner: user))
         return RESTJSON.response(status: 201, DocumentBody(metadata, permission: .owner, owner: user, details: details))
     }
 

@@ -31,7 +31,9 @@ extension DocumentsAPI {
             floor = nil
         }
         try requireDocument(id)
+        var before: DocumentAccess?
         let result = try directory.access.update(id) { row throws(AccordError) in
+            before = row
             _ = try Self.requireRole(.readWrite, of: user, in: row, on: id)
             if floor != nil { try Self.refuseRoot(row, id, "shared") }
             guard row?.linkAccess != floor else { return }  // unchanged: keep who set it and when
@@ -39,7 +41,9 @@ extension DocumentsAPI {
             row?.linkAccessChangedBy = user
             row?.linkAccessChangedAt = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
         }
-        if result.changed { accessChanged(id) }
+        if result.changed {
+            reportAccess(id, before: before, after: result.access, cause: DirectoryMessage.Cause.linkAccess)
+        }
         return RESTJSON.response(status: 200, LinkAccessBody(result.access))
     }
 }

@@ -12,7 +12,9 @@ extension DocumentsAPI {
         let newOwner = try JSONBody(request.body, allowedKeys: ["user"]).requiredString("user")
         try Self.validateUser(newOwner)
         try requireDocument(id)
+        var before: DocumentAccess?
         let result = try directory.access.update(id) { row throws(AccordError) in
+            before = row
             _ = try Self.requireRole(.owner, of: user, in: row, on: id)
             try Self.refuseRoot(row, id, "transferred")
             guard var access = row, access.owner != newOwner else { return }
@@ -26,7 +28,9 @@ extension DocumentsAPI {
             access.ownerListing = try directory.appendOwned(id, owner: newOwner)
             row = access
         }
-        if result.changed { accessChanged(id) }
+        if result.changed {
+            reportAccess(id, before: before, after: result.access, cause: DirectoryMessage.Cause.transfer)
+        }
         guard let access = result.access else {
             throw AccordError(.docAccessDenied, "no access to document \(id)", details: ["document": id.rawValue])
         }

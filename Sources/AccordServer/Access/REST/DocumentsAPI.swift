@@ -31,6 +31,7 @@ public struct DocumentsAPI: Sendable {
     let directory: DocumentDirectory
     let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> String
     let accessChanged: @Sendable (DocumentID) -> Void
+    let directoryChanged: @Sendable (DirectoryChange) -> Void
 
     /// - Parameters:
     ///   - authenticate: the caller's user id for a request, or `UNAUTHENTICATED`. The
@@ -38,14 +39,27 @@ public struct DocumentsAPI: Sendable {
     ///   - accessChanged: called after a permissions or link-access call changed the
     ///     stored row (not for calls that left it as it was), outside any lock, so the
     ///     sync server can re-check that document's open connections.
+    ///   - directoryChanged: called after every call that changed the directory (access,
+    ///     entry, creation, deletion), before `accessChanged`, outside any lock, so the
+    ///     sync server can tell connected users (`docs/protocol.md`, directory events).
     public init(
         directory: DocumentDirectory,
         authenticate: @escaping @Sendable (HTTPRequest) throws(AccordError) -> String,
-        accessChanged: @escaping @Sendable (DocumentID) -> Void
+        accessChanged: @escaping @Sendable (DocumentID) -> Void,
+        directoryChanged: @escaping @Sendable (DirectoryChange) -> Void = { _ in }
     ) {
         self.directory = directory
         self.authenticate = authenticate
         self.accessChanged = accessChanged
+        self.directoryChanged = directoryChanged
+    }
+
+    /// Reports an access change whose rows differ (the callers pass `update`'s result).
+    func reportAccess(_ id: DocumentID, before: DocumentAccess?, after: DocumentAccess?, cause: String) {
+        if let before, let after, before != after {
+            directoryChanged(.access(id, before: before, after: after, cause: cause))
+        }
+        accessChanged(id)
     }
 
     /// Adds `POST /v1/documents` and prefix routes for everything under it. The prefix

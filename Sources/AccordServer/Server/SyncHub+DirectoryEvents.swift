@@ -1,0 +1,108 @@
+import Foundation
+import AccordCRDT
+import AccordNet
+import AccordStore
+
+extension SyncHub {
+    /// A directory change made elsewhere (the REST API): tell the users concerned on
+    /// every `/v1/sync` connection they have, in the order changes are reported.
+    func directoryChanged(_ change: DirectoryChange) {
+        queue.async { [self] in
+            guard !isStopped else { return }
+            publish(change)
+        }
+    }
+
+    /// Sends each user's ``DirectoryNotice`` as connection-wide frames: the permission
+    /// change first (if any), then the entry. On the hub's queue.
+    ///
+    /// Users without a `/v1/sync` connection are skipped before anything is read, so a
+    /// change nobody is connected for costs a dictionary lookup per user.
+    func publish(_ change: DirectoryChange) {
+        guard !eventConnections.isEmpty else { return }
+        let id = change.documentID
+        var current: DocumentAccess?
+        if case .entry = change { current = try? directory.access.access(id) }
+        let notices = DirectoryNotice.plan(change, current: current, joined: joinedUsers(id))
+            .filter { eventConnections[$0.user] != nil }
+        guard !notices.isEmpty else { return }
+        var entries = EntryRenderer(directory: directory, id: id)
+        for notice in notices {
+            var frames: [ProtocolFrame] = []
+            if let permission = notice.permission,
+               let frame = try? AccordMessage.directory(.permissionChanged(
+                   documentID: id.rawValue, permission: permission.after?.rawValue,
+                   previous: permission.before?.rawValue, cause: permission.cause)).frame()
+            {
+                frames.append(frame)
+            }
+            let entry: DirectoryMessage?
+            switch notice.entry {
+            case .deleted:
+                entry = .entryChanged(documentID: id.rawValue, action: DirectoryMessage.Action.deleted, entry: nil)
+            case .updated(let role):
+                // A document deleted meanwhile has no entry to send; its delete follows.
+                entry = entries.json(for: role).map {
+                    .entryChanged(documentID: id.rawValue, action: DirectoryMessage.Action.updated, entry: $0)
+                }
+            }
+            if let entry, let frame = try? AccordMessage.directory(entry).frame() { frames.append(frame) }
+            for connectionID in (eventConnections[notice.user] ?? []).sorted() {
+                guard let connection = connections[connectionID], !connection.session.isClosed else { continue }
+                for frame in frames {
+                    send(connection.session.endpoint.encode(frame, document: nil), on: connection.socket)
+                }
+            }
+        }
+    }
+
+    /// The directory entry a device's first frame about a document carries, if it is a
+    /// `create` (``DirectoryMessage/create(documentID:title:tags:metadata:)``).
+    static func createMessage(_ frame: ProtocolFrame) -> DirectoryMessage? {
+        guard frame.type == AccordMessage.frameType,
+              case .directory(let message)? = try? AccordMessage.decode(frame: frame),
+              case .create = message
+        else { return nil }
+        return message
+    }
+
+    /// The users with a connection in the document's room.
+    private func joinedUsers(_ id: DocumentID) -> Set<String> {
+        guard let room = rooms[id]?.room else { return [] }
+        return Set(room.connections.compactMap { connections[$0]?.session.user })
+    }
+}
+
+/// The directory entry of one document as JSON text (the REST API's document body),
+/// read once and rendered once per role.
+private struct EntryRenderer {
+    let directory: DocumentDirectory
+    let id: DocumentID
+    private var loaded = false
+    private var stored: (metadata: DocumentMetadata, details: DocumentDetails, owner: String)?
+    private var rendered: [Role: String] = [:]
+
+    init(directory: DocumentDirectory, id: DocumentID) {
+        self.directory = directory
+        self.id = id
+    }
+
+    /// Nil when the document is gone (or unreadable): there is no entry to send.
+    mutating func json(for role: Role) -> String? {
+        if let text = rendered[role] { return text }
+        if !loaded {
+            loaded = true
+            do {
+                stored = (try directory.documents.metadata(id), try directory.details(id),
+                          try directory.access.access(id)?.owner ?? "")
+            } catch {
+                stored = nil
+            }
+        }
+        guard let stored,
+              let text = RESTJSON.text(DocumentBody(stored.metadata, permission: role, owner: stored.owner, details: stored.details))
+        else { return nil }
+        rendered[role] = text
+        return text
+    }
+}
