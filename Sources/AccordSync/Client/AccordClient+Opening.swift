@@ -1,6 +1,5 @@
 public import AccordCRDT
 public import AccordStore
-import Foundation
 
 extension AccordClient {
     // MARK: Creating and opening
@@ -206,9 +205,7 @@ extension AccordClient {
             }
             text = json
         }
-        let create = PendingCreate(
-            title: title, tags: tags, metadata: text,
-            createdAt: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+        let create = PendingCreate(title: title, tags: tags, metadata: text)
         do throws(AccordError) {
             // The codec holds the same rules the server applies.
             _ = try AccordMessage.directory(.create(documentID: "x", title: title, tags: tags, metadata: text)).frame()

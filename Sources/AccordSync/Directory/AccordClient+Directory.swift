@@ -48,6 +48,7 @@ extension AccordClient {
     /// The server's entry for a document: cached, the store's title and tags brought in
     /// line, and an `updated` event when it differs from what was cached.
     func entryUpdated(_ id: DocumentID, json: [UInt8]) {
+        guard !isStopped else { return }  // logged out: the store may be wiped
         do throws(AccordError) {
             let info = try DocumentInfo(json: json)
             guard info.id == id else { return }
@@ -75,6 +76,7 @@ extension AccordClient {
     /// close it, drop its local copy (a local-only document of the same id is kept: the
     /// server never had it), and tell the app.
     func entryDeleted(_ id: DocumentID) {
+        guard !isStopped else { return }
         do throws(AccordError) {
             try directoryCache.remove(id)
             directoryState.pending.remove(id)
@@ -149,6 +151,7 @@ extension AccordClient {
     /// cannot be started again; make a new one for the next user.
     public func logout(wipeLocal: Bool = false) throws(AccordError) {
         stop()
+        directoryState.refresh?.cancel()
         guard wipeLocal else { return }
         try store.wipeAll()
         directoryState = DirectoryState()
@@ -161,4 +164,6 @@ struct DirectoryState {
     var pending: Set<DocumentID> = []
     /// The connection generation each pending create was last sent on.
     var announced: [DocumentID: UInt64] = [:]
+    /// The background ``AccordClient/syncMetadata()`` of a local-first listing, while it runs.
+    var refresh: Task<Void, Never>?
 }

@@ -13,6 +13,7 @@ extension AccordClient {
     /// - Throws: `NETWORK_ERROR` / `NETWORK_TIMEOUT` (nothing is changed for the pages
     ///   not read), the server's refusals.
     public func syncMetadata() async throws(AccordError) {
+        try checkRunning()
         var listed: [DocumentID: [UInt8]] = [:]
         // Owned first: a document both owned and listed as shared keeps the owner's view.
         for path in [["v1", "me", "documents"], ["v1", "me", "shared"]] {

@@ -79,6 +79,4 @@ struct PendingCreate: Codable, Sendable, Hashable {
     var tags: [String]
     /// Compact JSON text.
     var metadata: String?
-    /// When it was created here (ms since 1970), for the provisional listing entry.
-    var createdAt: Int64
 }
