@@ -37,6 +37,8 @@ public enum DirectoryMessage: Hashable, Sendable {
         public static let transfer = "transfer"
         public static let delete = "delete"
         public static let create = "create"
+        /// The user joined or left a group granted the document, or a group's grant changed.
+        public static let group = "group"
     }
 
     /// The wire strings of permissions (the server's roles).

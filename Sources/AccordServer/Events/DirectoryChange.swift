@@ -16,10 +16,14 @@ public enum DirectoryChange: Sendable, Hashable {
     case created(DocumentID, owner: String)
     /// It was deleted; `before` is its access row as it was.
     case deleted(DocumentID, before: DocumentAccess)
+    /// Users joined or left a group: their roles on the group's documents may change.
+    case membership(GroupKey, added: Set<String>, removed: Set<String>)
 
-    public var documentID: DocumentID {
+    /// The document concerned; nil for a membership change (it concerns the group's documents).
+    public var documentID: DocumentID? {
         switch self {
         case .access(let id, _, _, _), .entry(let id), .created(let id, _), .deleted(let id, _): id
+        case .membership: nil
         }
     }
 }

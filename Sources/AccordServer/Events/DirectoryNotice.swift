@@ -35,11 +35,21 @@ struct DirectoryNotice: Hashable, Sendable {
     /// whose role did not change hears of an access change not at all; every user with
     /// a role hears of an entry change.
     /// - Parameter current: the access row now, for ``DirectoryChange/entry(_:)``.
-    static func plan(_ change: DirectoryChange, current: DocumentAccess?, joined: Set<String>) -> [DirectoryNotice] {
+    /// - Parameters:
+    ///   - groupMembers: the members of every group the rows grant (they are users
+    ///     concerned too); `groupsOf` the groups a user belongs to, for their roles.
+    static func plan(
+        _ change: DirectoryChange, current: DocumentAccess?, joined: Set<String>, groupMembers: Set<String> = [],
+        groupsOf: (String) -> Set<GroupKey> = { _ in [] }
+    ) -> [DirectoryNotice] {
+        let joined = joined.union(groupMembers)
         switch change {
+        case .membership:
+            return []  // per document, see SyncHub.publishMembership
         case .access(_, let before, let after, let cause):
             return users(before, after, joined).compactMap { user in
-                let old = before.role(of: user), new = after.role(of: user)
+                let groups = groupsOf(user)
+                let old = before.role(of: user, inGroups: groups), new = after.role(of: user, inGroups: groups)
                 guard old != new else { return nil }
                 return DirectoryNotice(
                     user: user, permission: (old, new, cause), entry: new.map(Entry.updated) ?? .deleted)
@@ -47,14 +57,14 @@ struct DirectoryNotice: Hashable, Sendable {
         case .entry:
             guard let current else { return [] }
             return users(current, current, joined).compactMap { user in
-                current.role(of: user).map { DirectoryNotice(user: user, permission: nil, entry: .updated($0)) }
+                current.role(of: user, inGroups: groupsOf(user)).map { DirectoryNotice(user: user, permission: nil, entry: .updated($0)) }
             }
         case .created(_, let owner):
             return [DirectoryNotice(
                 user: owner, permission: (nil, .owner, DirectoryMessage.Cause.create), entry: .updated(.owner))]
         case .deleted(_, let before):
             return users(before, before, joined).compactMap { user in
-                before.role(of: user).map {
+                before.role(of: user, inGroups: groupsOf(user)).map {
                     DirectoryNotice(user: user, permission: ($0, nil, DirectoryMessage.Cause.delete), entry: .deleted)
                 }
             }

@@ -20,11 +20,56 @@ extension SyncHub {
     /// change nobody is connected for costs a dictionary lookup per user.
     func publish(_ change: DirectoryChange) {
         guard !eventConnections.isEmpty else { return }
-        let id = change.documentID
+        guard let id = change.documentID else {
+            if case .membership(let group, let added, let removed) = change {
+                publishMembership(group, added: added, removed: removed)
+            }
+            return
+        }
         var current: DocumentAccess?
         if case .entry = change { current = try? directory.access.access(id) }
-        let notices = DirectoryNotice.plan(change, current: current, joined: joinedUsers(id))
-            .filter { eventConnections[$0.user] != nil }
+        let groups = directory.access.groups
+        var granted: Set<String> = []
+        switch change {
+        case .access(_, let before, let after, _):
+            granted = Set((before.groups ?? [:]).keys).union((after.groups ?? [:]).keys)
+        case .deleted(_, let before): granted = Set((before.groups ?? [:]).keys)
+        case .entry: granted = Set((current?.groups ?? [:]).keys)
+        case .created, .membership: break
+        }
+        var groupMembers: Set<String> = []
+        for raw in granted {
+            if let group = GroupKey(rawValue: raw) { groupMembers.formUnion((try? groups.members(of: group)) ?? []) }
+        }
+        let notices = DirectoryNotice.plan(
+            change, current: current, joined: joinedUsers(id), groupMembers: groupMembers,
+            groupsOf: { (try? groups.groups(of: $0)) ?? [] }
+        ).filter { eventConnections[$0.user] != nil }
+        send(notices, about: id)
+    }
+
+    /// Users joined or left `group`: for each document granted to it, each of them whose
+    /// role changed hears of it (cause `group`).
+    private func publishMembership(_ group: GroupKey, added: Set<String>, removed: Set<String>) {
+        let concerned = added.union(removed).filter { eventConnections[$0] != nil }
+        guard !concerned.isEmpty, let documents = try? directory.access.groups.documents(of: group) else { return }
+        for id in documents {
+            guard let row = try? directory.access.access(id) else { continue }
+            var notices: [DirectoryNotice] = []
+            for user in concerned.sorted() {
+                let now = (try? directory.access.groups.groups(of: user)) ?? []
+                let then = added.contains(user) ? now.subtracting([group]) : now.union([group])
+                let old = row.role(of: user, inGroups: then), new = row.role(of: user, inGroups: now)
+                guard old != new else { continue }
+                notices.append(DirectoryNotice(
+                    user: user, permission: (old, new, DirectoryMessage.Cause.group),
+                    entry: new.map(DirectoryNotice.Entry.updated) ?? .deleted))
+            }
+            send(notices, about: id)
+        }
+    }
+
+    private func send(_ notices: [DirectoryNotice], about id: DocumentID) {
         guard !notices.isEmpty else { return }
         var entries = EntryRenderer(directory: directory, id: id)
         for notice in notices {

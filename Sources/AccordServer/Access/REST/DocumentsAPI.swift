@@ -93,6 +93,7 @@ public struct DocumentsAPI: Sendable {
             case .permissions(let id): return try permissions(request, try documentID(id), user: user)
             case .linkAccess(let id): return try linkAccess(request, try documentID(id), user: user)
             case .owner(let id): return try transferOwnership(request, try documentID(id), user: user)
+            case .groups(let id): return try groupGrant(request, try documentID(id), user: user)
             }
         } catch {
             return RESTError.response(error)
@@ -121,9 +122,10 @@ public struct DocumentsAPI: Sendable {
     /// The caller's role if it is at least `minimum`: `DOC_ACCESS_DENIED` without any
     /// role (also when the document has no access row), `PERMISSION_DENIED` below it.
     static func requireRole(
-        _ minimum: Role, of user: String, in access: DocumentAccess?, on id: DocumentID
+        _ minimum: Role, of user: String, in access: DocumentAccess?, on id: DocumentID, groups: GroupStore
     ) throws(AccordError) -> Role {
-        guard let role = access?.role(of: user) else {
+        let userGroups = access?.groups == nil ? [] : try groups.groups(of: user)
+        guard let role = access?.role(of: user, inGroups: userGroups) else {
             throw AccordError(.docAccessDenied, "no access to document \(id)", details: ["document": id.rawValue])
         }
         guard role >= minimum else {
