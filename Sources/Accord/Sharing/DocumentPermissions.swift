@@ -15,6 +15,8 @@ public struct DocumentPermissions: Sendable, Hashable {
     public var members: [String: DocumentPermission]
     /// The floor every signed-in user gets; nil when unset.
     public var linkAccess: DocumentPermission?
+    /// Grants to groups, by `groupType/groupId`.
+    public var groups: [String: DocumentPermission] = [:]
 }
 
 /// A document's link access (`documents.getLinkAccess(id)`) and who last changed it.

@@ -8,6 +8,7 @@ enum SharingWire {
         var owner: String
         var members: [String: DocumentPermission]
         var linkAccess: DocumentPermission?
+        var groups: [String: DocumentPermission]?
     }
 
     struct Link: Decodable {
@@ -52,7 +53,8 @@ enum SharingWire {
 
     static func permissions(_ body: [UInt8]) throws(AccordError) -> DocumentPermissions {
         let wire = try decode(Permissions.self, body)
-        return DocumentPermissions(owner: wire.owner, members: wire.members, linkAccess: wire.linkAccess)
+        return DocumentPermissions(
+            owner: wire.owner, members: wire.members, linkAccess: wire.linkAccess, groups: wire.groups ?? [:])
     }
 
     static func linkAccess(_ body: [UInt8]) throws(AccordError) -> LinkAccess {
