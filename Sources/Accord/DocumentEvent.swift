@@ -7,3 +7,5 @@ extension DocumentSyncStateChangedEvent: DocumentEvent {}
 extension WriteRejectedEvent: DocumentEvent {}
 extension LocalChangesDroppedEvent: DocumentEvent {}
 extension DocumentChangedEvent: DocumentEvent {}
+extension PermissionEvent: DocumentEvent {}
+extension DocumentMetadataChangedEvent: DocumentEvent {}

@@ -7,9 +7,10 @@ public struct Documents: Sendable {
     /// Creates a document (a random id unless given) and opens it. A `localOnly`
     /// document never reaches the server, in this session or any later one.
     public func create(
-        _ id: DocumentID? = nil, title: String = "", tags: [String] = [], localOnly: Bool = false
+        _ id: DocumentID? = nil, title: String = "", tags: [String] = [], metadata: AnyValue? = nil,
+        localOnly: Bool = false
     ) async throws(AccordError) -> AccordDocument {
-        let id = try await client.create(id, title: title, tags: tags, localOnly: localOnly)
+        let id = try await client.create(id, title: title, tags: tags, metadata: metadata, localOnly: localOnly)
         return AccordDocument(id: id, client: client)
     }
 

@@ -17,15 +17,19 @@ struct DirectoryBenchmark {
     var documents = 10_000
     var samples = 200
     var directory = FileManager.default.temporaryDirectory.path
+    /// Members of the group in `grant_fanout`; 0 skips it.
+    var members = 1_000
 
     static let usage = """
-          accord-bench directory [--documents N] [--samples N] [--dir DIR]
+          accord-bench directory [--documents N] [--samples N] [--members M] [--dir DIR]
               The server's document directory in process on a SQLite file in DIR:
               owned_list_10k and owned_list_10k_middle (a page of 50 of a user's N owned
               documents through the REST handler; p50_ms, p99_ms; target p99 under 10 ms),
               shared_list_10k (a page of 50 of N documents granted to another user),
               alias_race_20 (20 threads racing get-or-create on one alias; exactly one
-              creates). Default N 10000.
+              creates), grant_fanout (a grant to a group of M members until every one of
+              them, connected on /v1/sync, has its PermissionEvent; target under 1 s).
+              Default N 10000, M 1000 (--members M; 0 skips it).
         """
 
     func run() throws -> Int32 {
@@ -85,7 +89,17 @@ struct DirectoryBenchmark {
         }
         guard created == 1 else { throw BenchFailure("alias_race_20: \(created) calls created the document") }
         emit("alias_race_20", race, bytes: nil)
-        return 0
+        guard members > 0 else { return 0 }
+        let fanout = GrantFanoutCase(members: members, samples: max(3, min(samples / 20, 10)), directory: self.directory)
+        return AsyncCases.run {
+            do {
+                try await fanout.run().emit()
+                return 0
+            } catch {
+                TraceBenchmark.log("grant_fanout: \(error)")
+                return 1
+            }
+        }
     }
 
     private func emit(_ name: String, _ timing: Timing, bytes: Int?) {
@@ -105,6 +119,7 @@ struct DirectoryBenchmark {
             case "--documents": bench.documents = try words.count(arg)
             case "--samples": bench.samples = try words.count(arg)
             case "--dir": bench.directory = try words.value(arg)
+            case "--members": bench.members = try words.count(arg)
             default: throw BenchFailure.usage("unexpected argument '\(arg)'")
             }
         }

@@ -60,14 +60,14 @@ import AccordTesting
         var listed: [DocumentID] = []
         var cursor: String?
         repeat {
-            let page = try await phone.me.ownedDocuments(limit: 3, cursor: cursor)
+            let page = try await phone.me.ownedDocuments(limit: 3, cursor: cursor, waitForLoad: .network)
             #expect(page.documents.count <= 3)
             listed += page.documents.map(\.id)
             cursor = page.nextCursor
         } while cursor != nil
         #expect(listed == made)
-        #expect(try await phone.me.ownedDocuments(tag: "even").documents.map(\.id) == [made[0], made[2], made[4], made[6]])
-        #expect(try await device("rita", "rita").me.ownedDocuments().documents.isEmpty)
+        #expect(try await phone.me.ownedDocuments(tag: "even", waitForLoad: .network).documents.map(\.id) == [made[0], made[2], made[4], made[6]])
+        #expect(try await device("rita", "rita").me.ownedDocuments(waitForLoad: .network).documents.isEmpty)
         let bad = await #expect(throws: AccordError.self) { try await phone.me.ownedDocuments(cursor: "nope") }
         #expect(bad?.code == .invalidArgument && bad?.httpStatus == 400)
     }

@@ -4,24 +4,11 @@ import Foundation
 /// The REST API's JSON shapes (`docs/server-api.md`) and their decoding into the
 /// public types. A body that does not decode is `UNEXPECTED_RESPONSE`.
 enum SharingWire {
-    struct Document: Decodable {
-        var id: String
-        var title: String
-        var tags: [String]
-        var created: String
-        var updated: String
-        var size: Int
-        var permission: DocumentPermission
-        var owner: String
-        var thumbnailBlobId: String?
-        var grantedBy: String?
-        var source: String?
-    }
-
     struct Permissions: Decodable {
         var owner: String
         var members: [String: DocumentPermission]
         var linkAccess: DocumentPermission?
+        var groups: [String: DocumentPermission]?
     }
 
     struct Link: Decodable {
@@ -29,8 +16,6 @@ enum SharingWire {
         var changedBy: String?
         var changedAt: String?
     }
-
-    private static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     static func decode<Shape: Decodable>(_ shape: Shape.Type, _ body: [UInt8]) throws(AccordError) -> Shape {
         do {
@@ -42,26 +27,9 @@ enum SharingWire {
         }
     }
 
-    static func date(_ text: String) throws(AccordError) -> Date {
-        guard let date = try? dateStyle.parse(text) else {
-            throw AccordError(.unexpectedResponse, "the server sent a date that is not ISO 8601: \(text)")
-        }
-        return date
-    }
+    static func date(_ text: String) throws(AccordError) -> Date { try DocumentInfo.date(text) }
 
-    static func info(_ body: [UInt8]) throws(AccordError) -> DocumentInfo {
-        let wire = try decode(Document.self, body)
-        // Metadata is any JSON: read it with the engine's own JSON reader.
-        var metadata: AnyValue?
-        if case .object(let fields) = try AnyValue(jsonText: String(decoding: body, as: UTF8.self)),
-            let value = fields.dictionary["metadata"], value != .null {
-            metadata = value
-        }
-        return DocumentInfo(
-            id: try DocumentID(validating: wire.id), title: wire.title, tags: wire.tags, created: try date(wire.created),
-            updated: try date(wire.updated), size: wire.size, permission: wire.permission, owner: wire.owner,
-            metadata: metadata, thumbnailBlobID: wire.thumbnailBlobId, grantedBy: wire.grantedBy, source: wire.source)
-    }
+    static func info(_ body: [UInt8]) throws(AccordError) -> DocumentInfo { try DocumentInfo(json: body) }
 
     /// `{"created": bool, "document": {...}}`.
     static func aliased(_ body: [UInt8]) throws(AccordError) -> AliasedDocument {
@@ -77,19 +45,16 @@ enum SharingWire {
 
     /// `{"documents": [...], "nextCursor": string|null}`.
     static func page(_ body: [UInt8]) throws(AccordError) -> DocumentPage {
-        guard case .object(let fields) = try AnyValue(jsonText: String(decoding: body, as: UTF8.self)),
-            case .array(let documents)? = fields.dictionary["documents"]
-        else {
-            throw AccordError(.unexpectedResponse, "the server's page has no documents")
-        }
+        let (documents, nextCursor) = try DocumentPageJSON.split(body)
         var infos: [DocumentInfo] = []
-        for document in documents { infos.append(try info(Array(document.jsonText.utf8))) }
-        return DocumentPage(documents: infos, nextCursor: fields.dictionary["nextCursor"]?.stringValue)
+        for document in documents { infos.append(try info(document)) }
+        return DocumentPage(documents: infos, nextCursor: nextCursor)
     }
 
     static func permissions(_ body: [UInt8]) throws(AccordError) -> DocumentPermissions {
         let wire = try decode(Permissions.self, body)
-        return DocumentPermissions(owner: wire.owner, members: wire.members, linkAccess: wire.linkAccess)
+        return DocumentPermissions(
+            owner: wire.owner, members: wire.members, linkAccess: wire.linkAccess, groups: wire.groups ?? [:])
     }
 
     static func linkAccess(_ body: [UInt8]) throws(AccordError) -> LinkAccess {

@@ -27,6 +27,8 @@ public enum AccordMessage: Hashable, Sendable {
     /// Client → server: the client closed the document; stop sending it. Sending any
     /// frame about it later joins it again.
     case leave(documentID: String)
+    /// Subtypes 20–29: the directory's events and a device's create (``DirectoryMessage``).
+    case directory(DirectoryMessage)
 
     public static let frameType: UInt64 = 100
 
@@ -41,7 +43,8 @@ public enum AccordMessage: Hashable, Sendable {
         case hello = 0, update = 1, ack = 2, error = 3, broadcast = 4, leave = 5
     }
 
-    var subtype: Subtype {
+    /// Nil for ``directory(_:)``, whose subtypes ``DirectoryMessage`` numbers.
+    var subtype: Subtype? {
         switch self {
         case .hello: .hello
         case .update: .update
@@ -49,6 +52,7 @@ public enum AccordMessage: Hashable, Sendable {
         case .error: .error
         case .broadcast: .broadcast
         case .leave: .leave
+        case .directory: nil
         }
     }
 
@@ -58,6 +62,7 @@ public enum AccordMessage: Hashable, Sendable {
         case .hello: nil
         case .update(let id, _, _), .ack(let id, _), .broadcast(let id, _, _, _), .leave(let id): id
         case .error(_, _, let id): id
+        case .directory(let message): message.envelopeDocumentID
         }
     }
 
@@ -67,7 +72,7 @@ public enum AccordMessage: Hashable, Sendable {
     public func frame() throws(AccordError) -> ProtocolFrame {
         try validate()
         var w = ByteWriter()
-        w.writeVarUInt(subtype.rawValue)
+        if let subtype { w.writeVarUInt(subtype.rawValue) }
         switch self {
         case .hello(let version, let maxFrame, let heartbeat):
             w.writeVarString(version)
@@ -91,6 +96,8 @@ public enum AccordMessage: Hashable, Sendable {
             Self.writeOptional(sender, to: &w)
         case .leave(let id):
             w.writeVarString(id)
+        case .directory(let message):
+            message.write(to: &w)
         }
         return .custom(type: Self.frameType, body: w.bytes)
     }
@@ -123,6 +130,9 @@ public enum AccordMessage: Hashable, Sendable {
     private static func read(from r: inout ByteReader) throws(AccordError) -> AccordMessage {
         let start = r.position
         let raw = try r.readVarUInt()
+        if DirectoryMessage.isDirectorySubtype(raw) {
+            return .directory(try DirectoryMessage.read(subtype: raw, from: &r))
+        }
         guard let subtype = Subtype(rawValue: raw) else {
             // Unknown subtypes are refused, not skipped: the body has no length, so
             // nothing after it could be found.
@@ -151,13 +161,13 @@ public enum AccordMessage: Hashable, Sendable {
 
     /// Optional strings are `vu(0)` for absent or `vu(1) · vs(value)`: an empty string
     /// is a value, not absence, so it cannot double as the marker.
-    private static func writeOptional(_ value: String?, to w: inout ByteWriter) {
+    static func writeOptional(_ value: String?, to w: inout ByteWriter) {
         guard let value else { return w.writeVarUInt(UInt64(0)) }
         w.writeVarUInt(UInt64(1))
         w.writeVarString(value)
     }
 
-    private static func readOptional(from r: inout ByteReader) throws(AccordError) -> String? {
+    static func readOptional(from r: inout ByteReader) throws(AccordError) -> String? {
         let start = r.position
         switch try r.readVarUInt() {
         case 0: return nil
@@ -184,6 +194,8 @@ public enum AccordMessage: Hashable, Sendable {
             try Self.limit(topic, "broadcast topic", max: Self.maxTopicBytes)
             if let sender { try Self.limit(sender, "broadcast sender", max: Self.maxSenderBytes) }
             try Self.validateJSON(payload)
+        case .directory(let message):
+            try message.validate()
         }
     }
 

@@ -26,9 +26,12 @@ public final class AccessStore: Sendable {
     /// Serializes appends to the owned-documents listing (`DocumentDirectory+Owned.swift`),
     /// which creation and ownership transfer both make.
     let listing = NSLock()
+    /// Group membership and the documents granted to each group.
+    public let groups: GroupStore
 
     public init(storage: SerialStorage) {
         self.storage = storage
+        self.groups = GroupStore(storage: storage)
     }
 
     /// The access row of a document, or nil when it has none.
@@ -41,7 +44,8 @@ public final class AccessStore: Sendable {
     /// The user's effective role on a document (see ``DocumentAccess/role(of:)``); nil
     /// when the document has no access row or the user no access.
     public func role(of user: String, on id: DocumentID) throws(AccordError) -> Role? {
-        try access(id)?.role(of: user)
+        guard let row = try access(id) else { return nil }
+        return row.role(of: user, inGroups: row.groups == nil ? [] : try groups.groups(of: user))
     }
 
     /// Stores a document's access row, replacing any row it had.

@@ -33,6 +33,10 @@ public struct DocumentAccess: Sendable, Hashable, Codable {
     /// Per member, the sequence of this document's entry in their shared-with-me listing;
     /// nil while no member has one.
     public var memberListings: [String: UInt64]?
+    /// Grants to groups (``GroupKey/rawValue`` → role, never owner); nil while none, so
+    /// older rows keep their bytes. A member of the group has the role while they are
+    /// a member (``GroupStore``).
+    public var groups: [String: Role]?
 
     public init(owner: String) {
         self.owner = owner
@@ -47,9 +51,26 @@ public struct DocumentAccess: Sendable, Hashable, Codable {
     /// ``Role/readWrite``: ``AccessStore`` refuses to store one, and a value built in
     /// memory must not make a second owner either.
     public func role(of user: String) -> Role? {
+        role(of: user, inGroups: [])
+    }
+
+    /// The effective role counting the grants to the groups `user` belongs to.
+    public func role(of user: String, inGroups userGroups: Set<GroupKey>) -> Role? {
         if user == owner { return .owner }
-        let best = [members[user], linkAccess].compactMap { $0 }.max()
+        var best = [members[user], linkAccess].compactMap { $0 }.max()
+        if let groups, !userGroups.isEmpty {
+            for group in userGroups {
+                if let granted = groups[group.rawValue], best.map({ granted > $0 }) ?? true { best = granted }
+            }
+        }
         return best.map { min($0, .readWrite) }
+    }
+
+    /// Sets or (with nil) removes a group's grant, keeping ``groups`` nil rather than empty.
+    mutating func setGroup(_ group: GroupKey, _ role: Role?) {
+        var all = groups ?? [:]
+        all[group.rawValue] = role
+        groups = all.isEmpty ? nil : all
     }
 
     /// Sets or (with nil) removes a member's shared-listing sequence, keeping
@@ -73,6 +94,11 @@ public struct DocumentAccess: Sendable, Hashable, Codable {
         }
         if linkAccess == .owner {
             throw AccordError(.invalidArgument, "link access is reader or read-write, never owner")
+        }
+        for (group, role) in groups ?? [:] {
+            guard GroupKey(rawValue: group) != nil, role != .owner else {
+                throw AccordError(.invalidArgument, "a group grant is reader or read-write to a valid group", details: ["group": group])
+            }
         }
     }
 }

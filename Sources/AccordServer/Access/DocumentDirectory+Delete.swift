@@ -18,10 +18,14 @@ extension DocumentDirectory {
     /// - Throws: `DOCUMENT_NOT_FOUND`; storage errors.
     public func delete(_ id: DocumentID) throws(AccordError) {
         _ = try documents.metadata(id)
+        let row = try access.access(id)
         try access.bury(id, at: Date().formatted(.iso8601))
         try documents.delete(id)
         try access.removeAccess(id)
         try setDetails(DocumentDetails(), for: id)
+        for raw in (row?.groups ?? [:]).keys {
+            if let group = GroupKey(rawValue: raw) { try access.groups.setGranted(id, to: group, false) }
+        }
         try releaseBlobs(of: id)
     }
 }

@@ -14,7 +14,7 @@ public struct DocumentDirectory: Sendable {
     /// Ids ending in these are not created: the REST API reads a path that ends so as a
     /// sub-resource (`/v1/documents/{id}/permissions`), so such a document could never be
     /// addressed (paths arrive URL-decoded, so `%2F` cannot tell the cases apart).
-    static let reservedSuffixes = ["/permissions", "/link-access", "/owner"]
+    static let reservedSuffixes = ["/permissions", "/link-access", "/owner", "/groups"]
 
     public init(documents: DocumentStore, access: AccessStore, creationQuota: CreationQuota? = nil) {
         self.documents = documents
@@ -71,13 +71,25 @@ public struct DocumentDirectory: Sendable {
     /// its old content back with itself as the owner. (An explicit create, by REST or an
     /// admin import, may reuse the id: it starts empty, or from a bundle.)
     /// - Throws: `DOCUMENT_DELETED` for the id of a deleted document, and what `create` throws.
-    public func createOnConnect(_ id: DocumentID, owner: String) throws(AccordError) {
+    ///
+    /// `entry` is the device's `create` message, whose title, tags and metadata the new
+    /// document takes (the codec checked the directory's limits; metadata is stored as
+    /// compact JSON, as the REST API stores it).
+    public func createOnConnect(_ id: DocumentID, owner: String, entry: DirectoryMessage? = nil) throws(AccordError) {
         if try access.wasDeleted(id) {
             throw AccordError(
                 .documentDeleted, "document \(id) was deleted; connecting does not create it again",
                 details: ["document": id.rawValue])
         }
-        try create(id, owner: owner)
+        guard case .create(_, let title, let tags, let metadata)? = entry else {
+            try create(id, owner: owner)
+            return
+        }
+        var details = DocumentDetails()
+        if let metadata { details.metadata = try DocumentDetails.metadataText(try AnyValue(jsonText: metadata)) }
+        try create(id, owner: owner, title: title, tags: tags)
+        // After the document: a details row without its document would mean nothing.
+        try setDetails(details, for: id)
     }
 
     private func createOwned(_ id: DocumentID, owner: String, title: String, tags: [String]) throws(AccordError) -> DocumentMetadata {

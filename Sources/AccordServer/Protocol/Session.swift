@@ -103,7 +103,10 @@ public struct Session: Sendable {
             // Leaving a document not joined is a no-op, never a join.
             return documents.remove(document) == nil ? [] : [.leave(document)]
         }
-        if documents.contains(document) { return [.deliver(document, decoded.frame)] }
+        if documents.contains(document) {
+            // A create names a document that exists once joined: nothing to do.
+            return Self.isCreate(decoded.frame) ? [] : [.deliver(document, decoded.frame)]
+        }
         guard documents.count < limits.maxRooms else {
             // Each frame naming a further document is refused (the client may leave one).
             return refuse(document, AccordError(
@@ -139,7 +142,9 @@ public struct Session: Sendable {
         switch outcome {
         case .joined:
             documents.insert(document)
-            return frame.map { [.deliver(document, $0)] } ?? []
+            // A create did its work in the join (the driver read its entry).
+            guard let frame, !Self.isCreate(frame) else { return [] }
+            return [.deliver(document, frame)]
         case .refused(let error):
             return refuse(document, error)
         }
@@ -169,6 +174,15 @@ public struct Session: Sendable {
         isClosed = true
         defer { documents = [] }
         return documents.sorted().map { .leave($0) }
+    }
+
+    /// Whether `frame` is a device's `create` (``DirectoryMessage``), which the join
+    /// consumes and no room receives.
+    static func isCreate(_ frame: ProtocolFrame) -> Bool {
+        guard frame.type == AccordMessage.frameType,
+              case .directory(.create)? = try? AccordMessage.decode(frame: frame)
+        else { return false }
+        return true
     }
 
     // MARK: Errors

@@ -143,7 +143,8 @@ public final class AccordServer: Sendable {
             directory: directory, authenticate: authenticate, accessChanged: { hub.accessChanged($0) },
             blobs: BlobsAPI(
                 blobs: blobs, authenticate: authenticate, collectionRequested: { collector.request() },
-                admins: configuration.adminUsers))
+                admins: configuration.adminUsers),
+            directoryChanged: { hub.directoryChanged($0) })
         documentsAPI.register(in: &routes)
         let schemas = RecordsSchemaStore(storage: documents.storage)
         RecordsAPI(
@@ -152,6 +153,14 @@ public final class AccordServer: Sendable {
         ).register(in: &routes, besides: documentsAPI)
         AdminAPI(directory: directory, schemas: schemas, hub: hub, admins: configuration.adminUsers, authenticate: authenticate)
             .register(in: &routes)
+        GroupsAPI(
+            directory: directory, admins: configuration.adminUsers, authenticate: authenticate,
+            membershipChanged: { group, added, removed in
+                hub.directoryChanged(.membership(group, added: added, removed: removed))
+                // A removed member's connections are re-checked now, so their next message is refused.
+                for id in (try? directory.access.groups.documents(of: group)) ?? [] { hub.accessChanged(id) }
+            }
+        ).register(in: &routes)
 
         var network = WebSocketServer.Configuration(
             host: configuration.host, port: configuration.port, routes: routes,

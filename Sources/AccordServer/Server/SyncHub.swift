@@ -24,7 +24,7 @@ final class SyncHub: @unchecked Sendable {
         var maxPartialBytesPerUser = Int.max
     }
 
-    private struct Connection {
+    struct Connection {
         let socket: WebSocketConnection
         var session: Session
         /// The last sync step 2 sent per document, to tell whether it still waits in
@@ -39,13 +39,16 @@ final class SyncHub: @unchecked Sendable {
 
     let queue = DispatchQueue(label: "accord.sync")
     let options: Options
-    private let directory: DocumentDirectory
+    let directory: DocumentDirectory
     private let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> String
     let metrics: ServerMetrics
-    private var connections: [ConnectionID: Connection] = [:]
+    var connections: [ConnectionID: Connection] = [:]
     var rooms: [DocumentID: LoadedRoom] = [:]
     /// Open, signed-in connections per user (``Options/maxConnectionsPerUser``).
     private var connectionsPerUser: [String: Int] = [:]
+    /// The signed-in `/v1/sync` connections of each user: where directory events go
+    /// (`SyncHub+DirectoryEvents.swift`). Stock clients on `/v1/sync/{id}` are never here.
+    var eventConnections: [String: Set<ConnectionID>] = [:]
     private var storeSubscription: StoreSubscription?
     private var timer: (any DispatchSourceTimer)?
     var isStopped = false
@@ -90,6 +93,7 @@ final class SyncHub: @unchecked Sendable {
                 connections[id] = nil
             }
             connectionsPerUser = [:]
+            eventConnections = [:]
             rooms = [:]
             updateGauges()
             do throws(AccordError) {
@@ -185,6 +189,7 @@ final class SyncHub: @unchecked Sendable {
                 return
             }
             connectionsPerUser[user, default: 0] += 1
+            if endpoint == .multiplexed { eventConnections[user, default: []].insert(socket.id) }
         }
         connections[socket.id] = Connection(
             socket: socket,
@@ -221,6 +226,8 @@ final class SyncHub: @unchecked Sendable {
         if let user = connections[id]?.session.user {
             let remaining = connectionsPerUser[user, default: 1] - 1
             connectionsPerUser[user] = remaining > 0 ? remaining : nil
+            eventConnections[user]?.remove(id)
+            if eventConnections[user]?.isEmpty == true { eventConnections[user] = nil }
         }
         withSession(id) { session in session.closed() }
         connections[id] = nil
@@ -251,7 +258,7 @@ final class SyncHub: @unchecked Sendable {
             case .close(let code, let reason):
                 connection.socket.close(code: code, reason: reason)
             case .join(let document, let frame):
-                let outcome = join(document, connection: id)
+                let outcome = join(document, connection: id, creating: frame.flatMap(Self.createMessage))
                 withSession(id) { session in session.joined(document, outcome: outcome, then: frame) }
             case .deliver(let document, let frame):
                 guard let room = rooms[document]?.room else { continue }
@@ -275,7 +282,7 @@ final class SyncHub: @unchecked Sendable {
     }
 
     @discardableResult
-    private func send(_ bytes: [UInt8], on socket: WebSocketConnection) -> SendTicket {
+    func send(_ bytes: [UInt8], on socket: WebSocketConnection) -> SendTicket {
         metrics.sent(bytes: bytes.count)
         return socket.send(bytes)
     }
@@ -284,13 +291,15 @@ final class SyncHub: @unchecked Sendable {
 
     /// Decides whether the connection's user may open `document`, creating it on first
     /// connect when allowed, loads its room and adds the connection.
-    private func join(_ document: DocumentID, connection id: ConnectionID) -> Session.JoinOutcome {
+    private func join(
+        _ document: DocumentID, connection id: ConnectionID, creating entry: DirectoryMessage? = nil
+    ) -> Session.JoinOutcome {
         guard let user = connections[id]?.session.user else {
             return .refused(AccordError(.unauthenticated, "the connection is not signed in"))
         }
         let role: Role
         do throws(AccordError) {
-            role = try resolveRole(of: user, on: document)
+            role = try resolveRole(of: user, on: document, creating: entry)
         } catch {
             return .refused(error)
         }
@@ -307,13 +316,16 @@ final class SyncHub: @unchecked Sendable {
         return .joined(canWrite: role.canWrite)
     }
 
-    private func resolveRole(of user: String, on document: DocumentID) throws(AccordError) -> Role {
+    private func resolveRole(
+        of user: String, on document: DocumentID, creating entry: DirectoryMessage?
+    ) throws(AccordError) -> Role {
         if try !documents.contains(document) {
             guard options.createDocumentsOnConnect else {
                 throw AccordError(.documentNotFound, "document \(document) does not exist",
                                   details: ["document": document.rawValue])
             }
-            try directory.createOnConnect(document, owner: user)
+            try directory.createOnConnect(document, owner: user, entry: entry)
+            publish(.created(document, owner: user))
             return .owner
         }
         guard let role = try directory.access.role(of: user, on: document) else {

@@ -100,6 +100,8 @@ extension AccordClient {
                 helloReceived(ServerHello(serverVersion: version, maxFrameBytes: maxFrame, heartbeatSeconds: heartbeat))
             case .error(let code, let message, _)?:
                 connectionErrorReceived(AccordError(ErrorCode(rawValue: code), message))
+            case .directory(let message)? where connection?.hello != nil:
+                directoryMessageReceived(message)
             default:
                 break
             }
@@ -199,6 +201,7 @@ extension AccordClient {
     /// Sends one frame under a document, if the connection is ready.
     func send(_ frame: ProtocolFrame, for id: DocumentID) {
         guard let current = connection, current.hello != nil else { return }
+        announceCreateIfPending(id, before: frame, on: current)
         do throws(AccordError) {
             current.socket.send(try MultiplexedFrame(documentID: id.rawValue, frame: frame).encode())
         } catch {

@@ -50,6 +50,7 @@ extension AccordClient {
         let id = document.id
         let doc = document.stored.doc
         var applied = false
+        var deleted = false
         for action in actions {
             do throws(AccordError) {
                 switch action {
@@ -67,7 +68,11 @@ extension AccordClient {
                     try store.acknowledge(id, through: through)
                 case .emit(let event):
                     bus.emit(.document(id, event))
-                    if case .synced = event { blobDocumentSynced(id) }
+                    if case .synced = event {
+                        blobDocumentSynced(id)
+                        createConfirmed(id)
+                    }
+                    if case .serverError(let error) = event, error.code == Self.documentDeletedCode { deleted = true }
                     // The server refused the document (no access, not found): an open
                     // waiting for its state will not get it.
                     if case .serverError(let error) = event, JoinRefusal.refusesJoin(error) {
@@ -89,6 +94,9 @@ extension AccordClient {
         // older one still in the list.
         if applied { checkPredecessors(of: document) }
         if !document.loadWaiters.isEmpty { resolveLoads(document) }
+        // The server deleted it (a device that was offline learns it on joining): after
+        // the batch, which still ran on the open document.
+        if deleted { entryDeleted(id) }
     }
 
     /// A remote update left structs or deletions waiting for updates that never came:

@@ -6,19 +6,32 @@ extension AccordClient {
 
     /// Creates a document in the store and opens it. `localOnly` documents never reach
     /// the server, in this session or any later one (the flag is stored with them).
+    /// Others carry `title`, `tags` and `metadata` to the server with their first frame
+    /// (a `create` message), so the server's directory entry starts with them.
     /// - Parameter id: the new document's id; a random one (32 hex digits) by default.
     /// - Returns: the id.
     /// - Throws: `DOCUMENT_EXISTS`, `LOCAL_ONLY_UNSUPPORTED_OPTION` (a local-only document
-    ///   with a sync mode other than `realtime`), the store's errors.
+    ///   with a sync mode other than `realtime`), `INVALID_ARGUMENT` (a title over 1024
+    ///   bytes, more than 64 tags or one of 0 or over 256 bytes), `METADATA_TOO_LARGE`
+    ///   (over 4096 bytes of JSON), the store's errors. A refusal creates nothing.
     @discardableResult
     public func create(
-        _ id: DocumentID? = nil, title: String = "", tags: [String] = [], localOnly: Bool = false,
-        syncMode: SyncMode = .realtime
+        _ id: DocumentID? = nil, title: String = "", tags: [String] = [], metadata: AnyValue? = nil,
+        localOnly: Bool = false, syncMode: SyncMode = .realtime
     ) async throws(AccordError) -> DocumentID {
         try checkRunning()
         if localOnly, syncMode != .realtime { throw Self.localOnlyError(id, option: "syncMode") }
         let id = id ?? Self.randomDocumentID()
+        let announced = try Self.pendingCreate(title: title, tags: tags, metadata: metadata)
         try store.create(id, title: title, tags: tags, localOnly: localOnly)
+        if !localOnly {
+            do {
+                try rememberCreate(id, announced)
+            } catch {
+                try? store.delete(id)
+                throw error
+            }
+        }
         try await open(id, syncMode: syncMode)
         return id
     }
@@ -149,6 +162,7 @@ extension AccordClient {
                 return CloseResult(evicted: false)
             }
             try store.evict(id)
+            emitEvicted(id)
             return CloseResult(evicted: true)
         } catch {
             bus.emit(.failure(id, error))
@@ -171,9 +185,35 @@ extension AccordClient {
         }
         close(id)
         try store.evict(id, force: force)
+        emitEvicted(id)
     }
 
     // MARK: Helpers
+
+    /// The directory's limits (`docs/server-api.md`), checked before anything is created.
+    static func pendingCreate(
+        title: String, tags: [String], metadata: AnyValue?
+    ) throws(AccordError) -> PendingCreate {
+        var text: String?
+        if let metadata {
+            let json = metadata.jsonText
+            guard json.utf8.count <= DirectoryMessage.maxMetadataBytes else {
+                throw AccordError(
+                    ErrorCode(rawValue: "METADATA_TOO_LARGE"),
+                    "metadata is \(json.utf8.count) bytes as JSON; the limit is \(DirectoryMessage.maxMetadataBytes)",
+                    details: ["field": "metadata", "limit": String(DirectoryMessage.maxMetadataBytes)])
+            }
+            text = json
+        }
+        let create = PendingCreate(title: title, tags: tags, metadata: text)
+        do throws(AccordError) {
+            // The codec holds the same rules the server applies.
+            _ = try AccordMessage.directory(.create(documentID: "x", title: title, tags: tags, metadata: text)).frame()
+        } catch {
+            throw AccordError(.invalidArgument, error.message, details: error.details)
+        }
+        return create
+    }
 
     /// Offline means no connection and none being attempted (pinned offline, waiting out
     /// a reconnect backoff, or not started).

@@ -81,6 +81,8 @@ public actor AccordClient {
     var httpClient: HTTPClient?
     /// Blobs: the blob store, upload queue and download cache (`Blobs/`), made on first use.
     var blobState: ClientBlobs?
+    /// Documents created here not yet confirmed by the server (`AccordClient+Directory.swift`).
+    var directoryState = DirectoryState()
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 

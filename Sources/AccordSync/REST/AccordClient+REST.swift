@@ -13,12 +13,18 @@ package struct ServerCall: Sendable {
     package var path: [String]
     package var query: [(name: String, value: String)]
     package var body: [UInt8]
+    /// How long the call may take; nil: ``AccordClient/restTimeout``.
+    package var timeout: Duration?
 
-    package init(_ method: Method, _ path: [String], query: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    package init(
+        _ method: Method, _ path: [String], query: [(name: String, value: String)] = [], body: [UInt8] = [],
+        timeout: Duration? = nil
+    ) {
         self.method = method
         self.path = path
         self.query = query
         self.body = body
+        self.timeout = timeout
     }
 }
 
@@ -63,7 +69,7 @@ extension AccordClient {
         let request = HTTPClientRequest(
             HTTPMethod(rawValue: call.method.rawValue), restURL(call), headers: headers, body: call.body)
         do {
-            return try await http.send(request, timeout: Self.restTimeout)
+            return try await http.send(request, timeout: call.timeout ?? Self.restTimeout)
         } catch {
             throw ServerErrorMapping.error(error)
         }

@@ -20,10 +20,12 @@ extension DocumentsAPI {
 
         try requireDocument(id)
         let access = try directory.access.access(id)
-        let role = try Self.requireRole(.readWrite, of: user, in: access, on: id)
+        let role = try Self.requireRole(.readWrite, of: user, in: access, on: id, groups: directory.access.groups)
 
         let stored = try directory.documents.metadata(id)
+        var changed = false
         if (title != nil && title != stored.title) || (tags != nil && tags != stored.tags) {
+            changed = true
             try directory.documents.updateMetadata(id) { entry in
                 if let title { entry.title = title }
                 if let tags { entry.tags = tags }
@@ -41,7 +43,11 @@ extension DocumentsAPI {
         case .null: details.metadata = nil
         case .value: details.metadata = metadataText
         }
-        if details != before { try directory.setDetails(details, for: id) }
+        if details != before {
+            changed = true
+            try directory.setDetails(details, for: id)
+        }
+        if changed { directoryChanged(.entry(id)) }
         return try documentResponse(id, role: role, owner: access?.owner ?? "")
     }
 
@@ -51,9 +57,10 @@ extension DocumentsAPI {
     func deleteDocument(_ id: DocumentID, user: String) throws(AccordError) -> HTTPResponse {
         try requireDocument(id)
         let access = try directory.access.access(id)
-        _ = try Self.requireRole(.owner, of: user, in: access, on: id)
+        _ = try Self.requireRole(.owner, of: user, in: access, on: id, groups: directory.access.groups)
         try Self.refuseRoot(access, id, "deleted")
         try directory.delete(id)
+        if let access { directoryChanged(.deleted(id, before: access)) }
         accessChanged(id)
         // Its blobs may now be unreferenced.
         blobs?.collectionRequested()

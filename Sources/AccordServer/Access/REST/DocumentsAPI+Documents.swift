@@ -28,6 +28,7 @@ extension DocumentsAPI {
         let metadata = try directory.create(id, owner: user, title: title, tags: tags)
         // After the document: a details row without its document would mean nothing.
         try directory.setDetails(details, for: id)
+        directoryChanged(.created(id, owner: user))
         return RESTJSON.response(status: 201, DocumentBody(metadata, permission: .owner, owner: user, details: details))
     }
 
@@ -35,7 +36,7 @@ extension DocumentsAPI {
     func document(_ id: DocumentID, user: String) throws(AccordError) -> HTTPResponse {
         try requireDocument(id)
         let access = try directory.access.access(id)
-        let role = try Self.requireRole(.reader, of: user, in: access, on: id)
+        let role = try Self.requireRole(.reader, of: user, in: access, on: id, groups: directory.access.groups)
         return try documentResponse(id, role: role, owner: access?.owner ?? "")
     }
 

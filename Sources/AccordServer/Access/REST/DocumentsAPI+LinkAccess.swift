@@ -17,7 +17,7 @@ extension DocumentsAPI {
         if request.method == .get {
             try requireDocument(id)
             let row = try directory.access.access(id)
-            _ = try Self.requireRole(.reader, of: user, in: row, on: id)
+            _ = try Self.requireRole(.reader, of: user, in: row, on: id, groups: directory.access.groups)
             return RESTJSON.response(status: 200, LinkAccessBody(row))
         }
         let floor: Role?
@@ -31,15 +31,19 @@ extension DocumentsAPI {
             floor = nil
         }
         try requireDocument(id)
+        var before: DocumentAccess?
         let result = try directory.access.update(id) { row throws(AccordError) in
-            _ = try Self.requireRole(.readWrite, of: user, in: row, on: id)
+            before = row
+            _ = try Self.requireRole(.readWrite, of: user, in: row, on: id, groups: directory.access.groups)
             if floor != nil { try Self.refuseRoot(row, id, "shared") }
             guard row?.linkAccess != floor else { return }  // unchanged: keep who set it and when
             row?.linkAccess = floor
             row?.linkAccessChangedBy = user
             row?.linkAccessChangedAt = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
         }
-        if result.changed { accessChanged(id) }
+        if result.changed {
+            reportAccess(id, before: before, after: result.access, cause: DirectoryMessage.Cause.linkAccess)
+        }
         return RESTJSON.response(status: 200, LinkAccessBody(result.access))
     }
 }

@@ -44,7 +44,7 @@ extension DocumentsAPI {
             let page = try directory.sharedDocuments(of: user, tag: request.queryValue("tag"), after: after, limit: limit)
             var bodies: [DocumentBody] = []
             for (metadata, access) in page.entries {
-                guard let role = access.role(of: user) else { continue }
+                guard let role = access.role(of: user, inGroups: try directory.access.groups.groups(of: user)) else { continue }
                 var body = DocumentBody(metadata, permission: role, owner: access.owner, details: try directory.details(metadata.id))
                 body.grantedBy = access.owner
                 body.source = "direct"

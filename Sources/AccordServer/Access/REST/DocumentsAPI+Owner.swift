@@ -12,8 +12,10 @@ extension DocumentsAPI {
         let newOwner = try JSONBody(request.body, allowedKeys: ["user"]).requiredString("user")
         try Self.validateUser(newOwner)
         try requireDocument(id)
+        var before: DocumentAccess?
         let result = try directory.access.update(id) { row throws(AccordError) in
-            _ = try Self.requireRole(.owner, of: user, in: row, on: id)
+            before = row
+            _ = try Self.requireRole(.owner, of: user, in: row, on: id, groups: directory.access.groups)
             try Self.refuseRoot(row, id, "transferred")
             guard var access = row, access.owner != newOwner else { return }
             access.members[access.owner] = .readWrite
@@ -26,7 +28,9 @@ extension DocumentsAPI {
             access.ownerListing = try directory.appendOwned(id, owner: newOwner)
             row = access
         }
-        if result.changed { accessChanged(id) }
+        if result.changed {
+            reportAccess(id, before: before, after: result.access, cause: DirectoryMessage.Cause.transfer)
+        }
         guard let access = result.access else {
             throw AccordError(.docAccessDenied, "no access to document \(id)", details: ["document": id.rawValue])
         }

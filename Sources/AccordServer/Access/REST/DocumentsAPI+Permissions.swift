@@ -21,8 +21,10 @@ extension DocumentsAPI {
         default: change = .none
         }
         try requireDocument(id)
+        var before: DocumentAccess?
         let result = try directory.access.update(id) { row throws(AccordError) in
-            _ = try Self.requireRole(.owner, of: user, in: row, on: id)
+            before = row
+            _ = try Self.requireRole(.owner, of: user, in: row, on: id, groups: directory.access.groups)
             guard var access = row else { return }
             switch change {
             case .none:
@@ -41,7 +43,10 @@ extension DocumentsAPI {
             }
             row = access
         }
-        if result.changed { accessChanged(id) }
+        if result.changed {
+            let cause = if case .revoke = change { DirectoryMessage.Cause.revoke } else { DirectoryMessage.Cause.grant }
+            reportAccess(id, before: before, after: result.access, cause: cause)
+        }
         guard let access = result.access else {
             // requireRole passed, so there was a row and the change keeps it.
             throw AccordError(.docAccessDenied, "no access to document \(id)", details: ["document": id.rawValue])

@@ -33,6 +33,7 @@ public struct DocumentsAPI: Sendable {
     let accessChanged: @Sendable (DocumentID) -> Void
     /// The blob routes, which share the `/v1/documents` prefix (nil: not served).
     let blobs: BlobsAPI?
+    let directoryChanged: @Sendable (DirectoryChange) -> Void
 
     /// - Parameters:
     ///   - authenticate: the caller's user id for a request, or `UNAUTHENTICATED`. The
@@ -40,15 +41,28 @@ public struct DocumentsAPI: Sendable {
     ///   - accessChanged: called after a permissions or link-access call changed the
     ///     stored row (not for calls that left it as it was), outside any lock, so the
     ///     sync server can re-check that document's open connections.
+    ///   - directoryChanged: called after every call that changed the directory (access,
+    ///     entry, creation, deletion), before `accessChanged`, outside any lock, so the
+    ///     sync server can tell connected users (`docs/protocol.md`, directory events).
     public init(
         directory: DocumentDirectory,
         authenticate: @escaping @Sendable (HTTPRequest) throws(AccordError) -> String,
-        accessChanged: @escaping @Sendable (DocumentID) -> Void, blobs: BlobsAPI? = nil
+        accessChanged: @escaping @Sendable (DocumentID) -> Void, blobs: BlobsAPI? = nil,
+        directoryChanged: @escaping @Sendable (DirectoryChange) -> Void = { _ in }
     ) {
         self.directory = directory
         self.authenticate = authenticate
         self.accessChanged = accessChanged
         self.blobs = blobs
+        self.directoryChanged = directoryChanged
+    }
+
+    /// Reports an access change whose rows differ (the callers pass `update`'s result).
+    func reportAccess(_ id: DocumentID, before: DocumentAccess?, after: DocumentAccess?, cause: String) {
+        if let before, let after, before != after {
+            directoryChanged(.access(id, before: before, after: after, cause: cause))
+        }
+        accessChanged(id)
     }
 
     /// Adds `POST /v1/documents` and prefix routes for everything under it. The prefix
@@ -84,6 +98,7 @@ public struct DocumentsAPI: Sendable {
             case .permissions(let id): return try permissions(request, try documentID(id), user: user)
             case .linkAccess(let id): return try linkAccess(request, try documentID(id), user: user)
             case .owner(let id): return try transferOwnership(request, try documentID(id), user: user)
+            case .groups(let id): return try groupGrant(request, try documentID(id), user: user)
             }
         } catch {
             return RESTError.response(error)
@@ -112,9 +127,10 @@ public struct DocumentsAPI: Sendable {
     /// The caller's role if it is at least `minimum`: `DOC_ACCESS_DENIED` without any
     /// role (also when the document has no access row), `PERMISSION_DENIED` below it.
     static func requireRole(
-        _ minimum: Role, of user: String, in access: DocumentAccess?, on id: DocumentID
+        _ minimum: Role, of user: String, in access: DocumentAccess?, on id: DocumentID, groups: GroupStore
     ) throws(AccordError) -> Role {
-        guard let role = access?.role(of: user) else {
+        let userGroups = access?.groups == nil ? [] : try groups.groups(of: user)
+        guard let role = access?.role(of: user, inGroups: userGroups) else {
             throw AccordError(.docAccessDenied, "no access to document \(id)", details: ["document": id.rawValue])
         }
         guard role >= minimum else {

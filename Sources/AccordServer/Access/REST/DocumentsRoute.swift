@@ -20,6 +20,7 @@ enum DocumentsRoute: Equatable {
     case permissions(String)
     case linkAccess(String)
     case owner(String)
+    case groups(String)
 
     /// What a path names, regardless of method; nil when it is not ours.
     enum Resource: Equatable {
@@ -28,6 +29,7 @@ enum DocumentsRoute: Equatable {
         case permissions(String)
         case linkAccess(String)
         case owner(String)
+        case groups(String)
     }
 
     static let collectionPath = "/v1/documents"
@@ -47,6 +49,7 @@ enum DocumentsRoute: Equatable {
         case (.linkAccess(let id), .get), (.linkAccess(let id), .put), (.linkAccess(let id), .delete):
             return .success(.linkAccess(id))
         case (.owner(let id), .put): return .success(.owner(id))
+        case (.groups(let id), .put), (.groups(let id), .delete): return .success(.groups(id))
         default: return .failure(.methodNotAllowed(allowed(on: resource)))
         }
     }
@@ -61,6 +64,7 @@ enum DocumentsRoute: Equatable {
         if let id = rest.droppingSuffix("/permissions") { return .permissions(id) }
         if let id = rest.droppingSuffix("/link-access") { return .linkAccess(id) }
         if let id = rest.droppingSuffix("/owner") { return .owner(id) }
+        if let id = rest.droppingSuffix("/groups") { return .groups(id) }
         return .document(String(decoding: rest, as: UTF8.self))
     }
 
@@ -71,6 +75,7 @@ enum DocumentsRoute: Equatable {
         case .permissions: [.get, .put, .delete]
         case .linkAccess: [.get, .put, .delete]
         case .owner: [.put]
+        case .groups: [.put, .delete]
         }
     }
 

@@ -19,4 +19,12 @@ enum RESTJSON {
             return HTTPResponse(status: 500, text: "cannot encode the response: \(error)\n")
         }
     }
+
+    /// The same JSON as text (directory events carry the document body); nil only if
+    /// encoding fails, which the bodies' plain fields never make it do.
+    static func text(_ body: some Encodable) -> String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(body)).map { String(decoding: $0, as: UTF8.self) }
+    }
 }

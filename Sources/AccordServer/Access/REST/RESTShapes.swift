@@ -66,14 +66,17 @@ struct PermissionsBody: Encodable {
     var owner: String
     var members: [String: Role]
     var linkAccess: Role?
+    /// Grants to groups (`type/id` → role); the key is left out while there are none.
+    var groups: [String: Role]?
 
     init(_ access: DocumentAccess) {
         owner = access.owner
         members = access.members
         linkAccess = access.linkAccess
+        groups = access.groups
     }
 
-    private enum CodingKeys: String, CodingKey { case owner, members, linkAccess }
+    private enum CodingKeys: String, CodingKey { case owner, members, linkAccess, groups }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -81,6 +84,7 @@ struct PermissionsBody: Encodable {
         try c.encode(members, forKey: .members)
         // null rather than a missing key, so clients see "no link access" spelled out.
         try c.encode(linkAccess, forKey: .linkAccess)
+        try c.encodeIfPresent(groups, forKey: .groups)
     }
 }
 

@@ -23,6 +23,10 @@ public enum ClientEvent: AccordEvent, Hashable {
     case presence(DocumentID, PresenceEvent)
     /// Another connection broadcast to a document (also delivered by ``AccordClient/broadcasts(_:topic:)``).
     case broadcast(DocumentID, BroadcastMessage)
+    /// The user's permission on a document changed (pushed by the server).
+    case permission(PermissionEvent)
+    /// A document's directory entry changed, was deleted, or was evicted locally.
+    case metadataChanged(DocumentMetadataChangedEvent)
     /// The client could not carry out a sync step on its side: a frame that does not
     /// decode, an update that does not apply, a store call that failed. Nil when no
     /// document is concerned.
@@ -45,6 +49,8 @@ public enum ClientEvent: AccordEvent, Hashable {
         case .documentChanged(let event): event
         case .presence(let id, let event): DocumentPresenceEvent(documentID: id, event: event)
         case .broadcast(let id, let message): BroadcastReceivedEvent(documentID: id, message: message)
+        case .permission(let event): event
+        case .metadataChanged(let event): event
         case .failure(let id, let error): SyncFailureEvent(documentID: id, error: error)
         case .blob(let event): event.typed
         }

@@ -1,29 +1,4 @@
-public import AccordCRDT
 public import Foundation
-
-/// A document as the server's directory knows it (`documents.get(id)`): its metadata
-/// and the caller's effective permission.
-public struct DocumentInfo: Sendable, Hashable {
-    public var id: DocumentID
-    public var title: String
-    public var tags: [String]
-    public var created: Date
-    public var updated: Date
-    /// Stored bytes on the server (snapshot plus log).
-    public var size: Int
-    /// The caller's effective role (their grant, the link floor, or owner).
-    public var permission: DocumentPermission
-    /// The owner's user id.
-    public var owner: String
-    /// The app's JSON metadata (at most 4 KB as JSON); nil when unset.
-    public var metadata: AnyValue?
-    /// Stored and returned as given; nil when unset.
-    public var thumbnailBlobID: String?
-    /// In the shared listing: who granted the caller access (the owner) and how
-    /// (`"direct"`); nil elsewhere.
-    public var grantedBy: String? = nil
-    public var source: String? = nil
-}
 
 /// One field of ``Documents/update(_:title:tags:thumbnailBlobID:metadata:)``: leave it,
 /// set it, or clear it.
@@ -40,6 +15,8 @@ public struct DocumentPermissions: Sendable, Hashable {
     public var members: [String: DocumentPermission]
     /// The floor every signed-in user gets; nil when unset.
     public var linkAccess: DocumentPermission?
+    /// Grants to groups, by `groupType/groupId`.
+    public var groups: [String: DocumentPermission] = [:]
 }
 
 /// A document's link access (`documents.getLinkAccess(id)`) and who last changed it.

@@ -1,0 +1,142 @@
+import Foundation
+import AccordCRDT
+import AccordStore
+
+/// Group membership, `(groupType, groupId) → users`, and which documents each group is
+/// granted, in the server's storage next to the access rows.
+///
+/// - category `server.group`, key `type/id`, value `{"members":[user,...]}` (sorted),
+///   absent for a group without members;
+/// - category `server.group-documents`, key `type/id`, value `[documentID,...]`
+///   (sorted): the documents whose access row grants the group a role.
+///
+/// Everything is read once into memory (groups are few and small next to documents) and
+/// written through, so a role check costs a dictionary lookup. Thread safety: every
+/// method may be called from any thread (one lock, never held while calling out).
+public final class GroupStore: @unchecked Sendable {
+    // Invariant behind @unchecked Sendable: the dictionaries are only touched under `lock`.
+    static let membersCategory = StorageCategory("server.group")
+    static let documentsCategory = StorageCategory("server.group-documents")
+
+    private let storage: SerialStorage
+    private let lock = NSLock()
+    private var loaded = false
+    private var members: [GroupKey: Set<String>] = [:]
+    private var groupsOfUser: [String: Set<GroupKey>] = [:]
+    private var documents: [GroupKey: Set<String>] = [:]
+
+    init(storage: SerialStorage) {
+        self.storage = storage
+    }
+
+    private struct MembersRow: Codable { var members: [String] }
+
+    // MARK: Reading
+
+    /// The groups `user` belongs to.
+    public func groups(of user: String) throws(AccordError) -> Set<GroupKey> {
+        try locked { groupsOfUser[user] ?? [] }
+    }
+
+    /// The members of a group (empty for an unknown group).
+    public func members(of group: GroupKey) throws(AccordError) -> Set<String> {
+        try locked { members[group] ?? [] }
+    }
+
+    /// The documents granted to a group, sorted.
+    public func documents(of group: GroupKey) throws(AccordError) -> [DocumentID] {
+        try locked { (documents[group] ?? []).sorted().compactMap { DocumentID(rawValue: $0) } }
+    }
+
+    // MARK: Writing
+
+    /// Adds or removes members; returns whether the group changed.
+    @discardableResult
+    public func update(_ group: GroupKey, adding added: Set<String> = [], removing removed: Set<String> = [])
+        throws(AccordError) -> Bool
+    {
+        for user in added.union(removed) { try UserIDRule.validate(user) }
+        return try locked { () throws(AccordError) -> Bool in
+            let before = members[group] ?? []
+            let after = before.union(added).subtracting(removed)
+            guard after != before else { return false }
+            let key = group.rawValue
+            if after.isEmpty {
+                try storage.withAdapter { try $0.commit([.delete(Self.membersCategory, key: key)]) }
+            } else {
+                let bytes = try Self.encode(MembersRow(members: after.sorted()))
+                try storage.withAdapter { try $0.commit([.put(Self.membersCategory, key: key, value: bytes)]) }
+            }
+            members[group] = after.isEmpty ? nil : after
+            for user in after.subtracting(before) { groupsOfUser[user, default: []].insert(group) }
+            for user in before.subtracting(after) {
+                groupsOfUser[user]?.remove(group)
+                if groupsOfUser[user]?.isEmpty == true { groupsOfUser[user] = nil }
+            }
+            return true
+        }
+    }
+
+    /// Records that a document grants (or no longer grants) a group a role.
+    func setGranted(_ document: DocumentID, to group: GroupKey, _ granted: Bool) throws(AccordError) {
+        try locked { () throws(AccordError) in
+            var set = documents[group] ?? []
+            let changed = granted ? set.insert(document.rawValue).inserted : set.remove(document.rawValue) != nil
+            guard changed else { return }
+            let key = group.rawValue
+            if set.isEmpty {
+                try storage.withAdapter { try $0.commit([.delete(Self.documentsCategory, key: key)]) }
+            } else {
+                let bytes = try Self.encode(set.sorted())
+                try storage.withAdapter { try $0.commit([.put(Self.documentsCategory, key: key, value: bytes)]) }
+            }
+            documents[group] = set.isEmpty ? nil : set
+        }
+    }
+
+    // MARK: Loading
+
+    private func locked<T>(_ body: () throws(AccordError) -> T) throws(AccordError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        if !loaded {
+            try load()
+            loaded = true
+        }
+        return try body()
+    }
+
+    private func load() throws(AccordError) {
+        let memberKeys = try storage.withAdapter { try $0.keys(in: Self.membersCategory) }
+        for raw in memberKeys {
+            guard let group = GroupKey(rawValue: raw),
+                  let bytes = try storage.withAdapter({ try $0.read(Self.membersCategory, key: raw) })
+            else { throw Self.corrupt(raw) }
+            guard let row = try? JSONDecoder().decode(MembersRow.self, from: Data(bytes)) else { throw Self.corrupt(raw) }
+            members[group] = Set(row.members)
+            for user in row.members { groupsOfUser[user, default: []].insert(group) }
+        }
+        let documentKeys = try storage.withAdapter { try $0.keys(in: Self.documentsCategory) }
+        for raw in documentKeys {
+            guard let group = GroupKey(rawValue: raw),
+                  let bytes = try storage.withAdapter({ try $0.read(Self.documentsCategory, key: raw) }),
+                  let ids = try? JSONDecoder().decode([String].self, from: Data(bytes))
+            else { throw Self.corrupt(raw) }
+            documents[group] = Set(ids)
+        }
+    }
+
+    private static func corrupt(_ key: String) -> AccordError {
+        AccordError(.storageCorrupt, "the group row \(key) is unreadable", details: ["group": key])
+    }
+
+    private static func encode(_ value: some Encodable) throws(AccordError) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return Array(try encoder.encode(value))
+        } catch {
+            throw AccordError(.storageError, "cannot encode a group row: \(error)")
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import Accord
+import AccordServer
+import AccordTesting
+@testable import AccordSync
+
+/// `client.groups` and the document grants to groups against a real server: every
+/// connected member hears of a grant within a second, members list the group's
+/// documents, and leaving the group takes the document away.
+@Suite(.timeLimit(.minutes(1))) struct GroupsAPITests {
+    let directory: TemporaryDirectory
+    let tokens: TokenAuthority
+    let server: AccordServer
+    let serverStore: DocumentStore
+
+    init() throws {
+        directory = try TemporaryDirectory(prefix: "accord-groups")
+        tokens = try TokenAuthority(secret: Array("accord-groups-test-secret-0123456789".utf8))
+        var configuration = AccordServer.Configuration()
+        configuration.port = 0
+        configuration.adminUsers = ["admin"]
+        serverStore = try DocumentStore(path: directory.file("server.sqlite"))
+        server = try AccordServer(configuration: configuration, documents: serverStore, tokens: tokens)
+    }
+
+    private func client(_ user: String) throws -> AccordClient {
+        let token = tokens.mint(subject: user, ttl: 3600)
+        return try AccordClient(serverURL: "ws://127.0.0.1:\(server.port)", storePath: directory.file("\(user)-\(UUID()).sqlite")) {
+            _ in token
+        }
+    }
+
+    private func online(_ client: AccordClient) async throws {
+        let connected = client.expectEvent(NetworkModeEvent.self) { $0.isOnline }
+        await client.start()
+        _ = try await connected.value(timeout: .seconds(10))
+    }
+
+    @Test func aGroupGrantReachesEveryConnectedMemberWithinASecond() async throws {
+        let admin = try client("admin")
+        _ = try await admin.send(ServerCall(
+            .put, ["v1", "admin", "groups", "team", "design", "members"],
+            body: Array(#"{"users":["gus","dana","ivy"]}"#.utf8)))
+        let olivia = try client("olivia")
+        try await online(olivia)
+        let synced = olivia.expectEvent(DocumentSyncStateChangedEvent.self) { $0.state == .synced }
+        _ = try await olivia.documents.create("specs", title: "Specs")
+        _ = try await synced.value()
+
+        var members: [AccordClient] = []
+        var told: [EventExpectation<PermissionEvent>] = []
+        for user in ["gus", "dana", "ivy"] {
+            let member = try client(user)
+            try await online(member)
+            members.append(member)
+            told.append(member.expectEvent(PermissionEvent.self) { $0.documentID == "specs" })
+        }
+        let stranger = try client("sam")
+        try await online(stranger)
+        let strangerTold = stranger.expectEvent(PermissionEvent.self)
+
+        let granted = try await olivia.documents.grantGroupPermission(
+            "specs", groupType: "team", groupId: "design", permission: .readWrite)
+        #expect(granted.groups == ["team/design": .readWrite])
+        for expectation in told {
+            let event = try await expectation.value(timeout: .seconds(1))
+            #expect(event.permission == .readWrite && event.previous == nil && event.cause == "group")
+        }
+        await #expect(throws: AccordError.self) { _ = try await strangerTold.value(timeout: .milliseconds(200)) }
+
+        let page = try await members[0].groups.listDocuments(groupType: "team", groupId: "design")
+        #expect(page.documents.map(\.id) == ["specs"] && page.documents.first?.permission == .readWrite)
+        let refused = await #expect(throws: AccordError.self) {
+            _ = try await stranger.groups.listDocuments(groupType: "team", groupId: "design")
+        }
+        #expect(refused?.code == ErrorCode(rawValue: "PERMISSION_DENIED") && refused?.httpStatus == 403)
+
+        // Ivy leaves the group: she is told, and her copy goes.
+        _ = try await members[2].documents.open("specs", waitForLoad: .network)
+        let gone = members[2].expectEvent(DocumentMetadataChangedEvent.self) { $0.action == .deleted }
+        _ = try await admin.send(ServerCall(
+            .delete, ["v1", "admin", "groups", "team", "design", "members"], query: [("user", "ivy")]))
+        _ = try await gone.value(timeout: .seconds(1))
+        #expect(try !members[2].store.contains("specs"))
+
+        let removed = try await olivia.documents.removeGroupPermission("specs", groupType: "team", groupId: "design")
+        #expect(removed.groups.isEmpty)
+        for member in members + [olivia, stranger] { await member.stop() }
+    }
+}
