@@ -27,6 +27,9 @@ public enum AccordMessage: Hashable, Sendable {
     /// Client → server: the client closed the document; stop sending it. Sending any
     /// frame about it later joins it again.
     case leave(documentID: String)
+    /// A channel message (subtypes 30–39): about an ephemeral room, never a document,
+    /// so always connection-wide on `/v1/sync`.
+    case channel(ChannelMessage)
 
     public static let frameType: UInt64 = 100
 
@@ -41,21 +44,23 @@ public enum AccordMessage: Hashable, Sendable {
         case hello = 0, update = 1, ack = 2, error = 3, broadcast = 4, leave = 5
     }
 
-    var subtype: Subtype {
+    /// The subtype number written after the outer type.
+    var subtypeNumber: UInt64 {
         switch self {
-        case .hello: .hello
-        case .update: .update
-        case .ack: .ack
-        case .error: .error
-        case .broadcast: .broadcast
-        case .leave: .leave
+        case .channel(let message): message.subtype.rawValue
+        case .hello: Subtype.hello.rawValue
+        case .update: Subtype.update.rawValue
+        case .ack: Subtype.ack.rawValue
+        case .error: Subtype.error.rawValue
+        case .broadcast: Subtype.broadcast.rawValue
+        case .leave: Subtype.leave.rawValue
         }
     }
 
     /// The document the message is about, or nil for connection-wide messages.
     public var documentID: String? {
         switch self {
-        case .hello: nil
+        case .hello, .channel: nil
         case .update(let id, _, _), .ack(let id, _), .broadcast(let id, _, _, _), .leave(let id): id
         case .error(_, _, let id): id
         }
@@ -67,7 +72,7 @@ public enum AccordMessage: Hashable, Sendable {
     public func frame() throws(AccordError) -> ProtocolFrame {
         try validate()
         var w = ByteWriter()
-        w.writeVarUInt(subtype.rawValue)
+        w.writeVarUInt(subtypeNumber)
         switch self {
         case .hello(let version, let maxFrame, let heartbeat):
             w.writeVarString(version)
@@ -91,6 +96,8 @@ public enum AccordMessage: Hashable, Sendable {
             Self.writeOptional(sender, to: &w)
         case .leave(let id):
             w.writeVarString(id)
+        case .channel(let message):
+            message.write(to: &w)
         }
         return .custom(type: Self.frameType, body: w.bytes)
     }
@@ -123,6 +130,9 @@ public enum AccordMessage: Hashable, Sendable {
     private static func read(from r: inout ByteReader) throws(AccordError) -> AccordMessage {
         let start = r.position
         let raw = try r.readVarUInt()
+        if ChannelMessage.reservedSubtypes.contains(raw) {
+            return .channel(try ChannelMessage.read(subtype: raw, at: start, from: &r))
+        }
         guard let subtype = Subtype(rawValue: raw) else {
             // Unknown subtypes are refused, not skipped: the body has no length, so
             // nothing after it could be found.
@@ -151,13 +161,13 @@ public enum AccordMessage: Hashable, Sendable {
 
     /// Optional strings are `vu(0)` for absent or `vu(1) · vs(value)`: an empty string
     /// is a value, not absence, so it cannot double as the marker.
-    private static func writeOptional(_ value: String?, to w: inout ByteWriter) {
+    static func writeOptional(_ value: String?, to w: inout ByteWriter) {
         guard let value else { return w.writeVarUInt(UInt64(0)) }
         w.writeVarUInt(UInt64(1))
         w.writeVarString(value)
     }
 
-    private static func readOptional(from r: inout ByteReader) throws(AccordError) -> String? {
+    static func readOptional(from r: inout ByteReader) throws(AccordError) -> String? {
         let start = r.position
         switch try r.readVarUInt() {
         case 0: return nil
@@ -184,10 +194,12 @@ public enum AccordMessage: Hashable, Sendable {
             try Self.limit(topic, "broadcast topic", max: Self.maxTopicBytes)
             if let sender { try Self.limit(sender, "broadcast sender", max: Self.maxSenderBytes) }
             try Self.validateJSON(payload)
+        case .channel(let message):
+            try message.validate()
         }
     }
 
-    private static func limit(_ s: String, _ what: String, max: Int) throws(AccordError) {
+    static func limit(_ s: String, _ what: String, max: Int) throws(AccordError) {
         let count = s.utf8.count
         guard count <= max else {
             throw AccordError(.invalidArgument, "\(what) has \(count) bytes; at most \(max) allowed")
@@ -196,7 +208,7 @@ public enum AccordMessage: Hashable, Sendable {
 
     /// `undefined` is refused although ``AnyValue`` parses it: `JSON.parse` in a
     /// JavaScript peer would throw on it.
-    private static func validateJSON(_ text: String) throws(AccordError) {
+    static func validateJSON(_ text: String) throws(AccordError) {
         let value: AnyValue
         do throws(AccordError) {
             value = try AnyValue(jsonText: text)
