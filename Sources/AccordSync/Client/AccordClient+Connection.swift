@@ -99,6 +99,8 @@ extension AccordClient {
                 helloReceived(ServerHello(serverVersion: version, maxFrameBytes: maxFrame, heartbeatSeconds: heartbeat))
             case .error(let code, let message, _)?:
                 connectionErrorReceived(AccordError(ErrorCode(rawValue: code), message))
+            case .channel(let message)? where connection?.hello != nil:
+                receivedChannel(message)
             default:
                 break
             }
@@ -129,6 +131,7 @@ extension AccordClient {
         perform(network.connected())
         // The machine may have refused the connection (pinned offline meanwhile).
         guard network.isOnline, connection?.hello != nil else { return }
+        channelsConnected()
         for id in documents.keys.sorted() {
             if let document = documents[id] { ready(document, hello: hello) }
         }
@@ -151,6 +154,7 @@ extension AccordClient {
             current.reader.cancel()
             connection = nil
         }
+        channelsConnectionLost()
         for document in documents.values {
             document.tickTimer?.cancel()
             document.tickTimer = nil
