@@ -110,7 +110,8 @@ enum Usage {
                        [--max-messages-per-second <n>] [--max-queued-bytes <n>] [--max-header-bytes <n>]
                        [--max-request-body-bytes <n>] [--header-timeout <seconds>]
                        [--max-connections-per-address <n>] [--max-connections-per-user <n>]
-                       [--max-rooms-per-connection <n>] [--max-documents-per-user-per-hour <n>]
+                       [--max-rooms-per-connection <n>] [--max-channels-per-connection <n>]
+                       [--max-documents-per-user-per-hour <n>]
                        [--max-partial-bytes-per-user <n>] [--admins <user,...>]
 
           Serves WebSocket sync on ws://<host>:<port>/v1/sync/<document> (y-websocket
@@ -146,6 +147,7 @@ enum Usage {
                                              raise it behind a reverse proxy
           --max-connections-per-user         open sync connections per user (64)
           --max-rooms-per-connection         documents open on one connection (256)
+          --max-channels-per-connection      channels attached on one connection (64)
           --max-documents-per-user-per-hour  documents a user may create (1000)
           --max-partial-bytes-per-user       bytes of partly received messages one
                                              user's connections may hold (64 MiB)

@@ -28,7 +28,7 @@ public enum ChannelMessage: Hashable, Sendable {
     }
 
     /// Subtypes reserved for channels; ones not listed in ``Subtype`` are refused.
-    static let reservedSubtypes: ClosedRange<UInt64> = 30...39
+    public static let reservedSubtypes: ClosedRange<UInt64> = 30...39
 
     /// A broadcast's payload is at most this many bytes of JSON. Bounded separately from
     /// the frame size because one broadcast is copied to every member of the channel.

@@ -7,7 +7,10 @@ public import AccordCRDT
 extension Session {
     /// The channel message a frame carries, nil for any other frame.
     static func channelMessage(in frame: ProtocolFrame) -> ChannelMessage? {
-        guard case .custom(AccordMessage.frameType, _) = frame,
+        // The subtype (one byte below 128) first: decoding every update message a
+        // second time would copy its bytes.
+        guard case .custom(AccordMessage.frameType, let body) = frame, let subtype = body.first,
+            ChannelMessage.reservedSubtypes.contains(UInt64(subtype)),
             case .channel(let message)? = try? AccordMessage.decode(frame: frame)
         else { return nil }
         return message

@@ -100,14 +100,18 @@ public final class Channel: @unchecked Sendable {
 
     /// The client let go: the count is unknown again and every stream ends.
     func detached() {
-        lock.withLock {
+        let (broadcasts, presence) = lock.withLock {
             client = nil
             sessionCount = 0
-            broadcastStreams.finishAll()
-            presenceStreams.finishAll()
-            broadcastStreams = SubscriberList()
-            presenceStreams = SubscriberList()
+            defer {
+                broadcastStreams = SubscriberList()
+                presenceStreams = SubscriberList()
+            }
+            return (broadcastStreams, presenceStreams)
         }
+        // Outside the lock: finishing runs each stream's onTermination, which takes it.
+        broadcasts.finishAll()
+        presence.finishAll()
     }
 
     /// A count from the server; a change is reported to the presence streams.

@@ -201,10 +201,19 @@ import Foundation
         var registry = ChannelRegistry()
         var members: [ConnectionID: [ChannelKey: Bool]] = [:]
         var lastPushed: [ConnectionID: [ChannelKey: UInt64]] = [:]
-        func model(_ key: ChannelKey) -> UInt64 {
-            UInt64(members.values.filter { attached in
-                attached.keys.contains { $0 == key || $0.rawValue.hasPrefix(key.rawValue + ".") }
-            }.count)
+        // The brute-force count: every connection added at each of its keys' ancestors.
+        var model: [ChannelKey: Set<ConnectionID>] = [:]
+        func recount() {
+            model = [:]
+            for (id, attached) in members {
+                for key in attached.keys {
+                    var prefix = ""
+                    for segment in key.rawValue.split(separator: ".") {
+                        prefix = prefix.isEmpty ? String(segment) : prefix + "." + segment
+                        model[ChannelKey(rawValue: prefix)!, default: []].insert(id)
+                    }
+                }
+            }
         }
         var mismatches: [String] = []
         for step in 0..<1_500 {
@@ -224,11 +233,12 @@ import Foundation
                 for recipient in delivery.recipients { lastPushed[recipient, default: [:]][at] = sessions }
             }
             // Plain comparisons, one expectation at the end: cheap enough for every step.
-            for key in keys where registry.sessionCount(key) != model(key) {
+            recount()
+            for key in keys where registry.sessionCount(key) != UInt64(model[key]?.count ?? 0) {
                 mismatches.append("step \(step): count at \(key)")
             }
             for (id, attached) in members {
-                for (key, realtime) in attached where realtime && lastPushed[id]?[key] != model(key) {
+                for (key, realtime) in attached where realtime && lastPushed[id]?[key] != UInt64(model[key]?.count ?? 0) {
                     mismatches.append("step \(step): connection \(id)'s pushed count at \(key)")
                 }
             }
