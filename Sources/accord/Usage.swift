@@ -9,7 +9,7 @@ enum Usage {
           accord yjs merge <update>... -o <file>   merge Yjs update v1 files into one update
           accord yjs inspect <update> [--json]     show what a Yjs update v1 file holds
           accord serve [--dev] [--port <n>] ...    run the sync server (see 'accord serve --help')
-          accord token --sub <user> [--ttl <seconds>] [--secret-file <path>]
+          accord token --sub <user> [--ttl <seconds>] [--channels <pattern>] [--secret-file <path>]
                                                    mint a bearer token for the sync server
           accord records put|query|count|aggregate --store <file> --schema <file> ...
                                                    typed records in a client store
@@ -111,7 +111,8 @@ enum Usage {
                        [--max-messages-per-second <n>] [--max-queued-bytes <n>] [--max-header-bytes <n>]
                        [--max-request-body-bytes <n>] [--header-timeout <seconds>]
                        [--max-connections-per-address <n>] [--max-connections-per-user <n>]
-                       [--max-rooms-per-connection <n>] [--max-documents-per-user-per-hour <n>]
+                       [--max-rooms-per-connection <n>] [--max-channels-per-connection <n>]
+                       [--max-documents-per-user-per-hour <n>]
                        [--max-partial-bytes-per-user <n>] [--max-blob-bytes <n>]
                        [--blob-quota-per-user <n>] [--blob-grace-seconds <n>] [--admins <user,...>]
 
@@ -154,6 +155,7 @@ enum Usage {
                                              raise it behind a reverse proxy
           --max-connections-per-user         open sync connections per user (64)
           --max-rooms-per-connection         documents open on one connection (256)
+          --max-channels-per-connection      channels attached on one connection (64)
           --max-documents-per-user-per-hour  documents a user may create (1000)
           --max-partial-bytes-per-user       bytes of partly received messages one
                                              user's connections may hold (64 MiB)
@@ -174,10 +176,13 @@ enum Usage {
         accord token: mint a bearer token for the Accord sync server.
 
         Usage:
-          accord token --sub <user> [--ttl <seconds>] [--secret-file <path>]
+          accord token --sub <user> [--ttl <seconds>] [--channels <pattern>] [--secret-file <path>]
               Prints an HS256 JWT whose sub is <user> and which expires <seconds>
               from now (default 3600), followed by a newline. Clients send it as
               'Authorization: Bearer <token>' or, from browsers, as '?token=<token>'.
+              --channels limits the channels the token may attach to the keys the
+              pattern covers: 'room-1' is room-1 and every key under it, a '*'
+              segment matches any one segment ('*.lobby'). Without it, any channel.
               The signing secret is the server's: the file given with --secret-file
               (one trailing newline ignored), else the ACCORD_SECRET environment
               variable. It must be at least 32 bytes.

@@ -14,6 +14,7 @@ extension Doc {
         transactionDepth -= 1
         guard transactionDepth == 0 else { return }
         store.rollBack(transaction)
+        positionEpoch &+= 1
     }
 }
 

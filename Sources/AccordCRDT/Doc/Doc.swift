@@ -42,6 +42,11 @@ public final class Doc {
     /// Transactions opened by a clean-up step, run after it (rare: text clean-up).
     @exclusivity(unchecked) var cleanupQueue: [TransactionState] = []
     @exclusivity(unchecked) var isCleaningUp = false
+    /// Bumped when a transaction starts and when it has ended (clean-up included), so
+    /// anything cached about the store's items knows its state is gone (``PositionIndex``).
+    var positionEpoch: UInt64 = 0
+    /// Cached item positions for resolving relative positions (`Positions/PositionIndex.swift`).
+    var positionIndexes = PositionIndexes()
 
     @exclusivity(unchecked) var pending: PendingUpdates?
     /// The buffers the last small update was decoded into, reused by the next.
@@ -148,6 +153,7 @@ public final class Doc {
     @usableFromInline
     func beginTransaction(origin: Origin?, local: Bool) {
         if transactionDepth == 0 {
+            positionEpoch &+= 1
             transaction.reset(origin: origin, local: local)
             // Element by element from the store: passing the array would retain it.
             let clients = store.clientState.count
@@ -175,7 +181,10 @@ public final class Doc {
             return
         }
         isCleaningUp = true
-        defer { isCleaningUp = false }
+        defer {
+            isCleaningUp = false
+            positionEpoch &+= 1
+        }
         if cleanupRunsNoOutsideCode {
             // Nothing can open a transaction while this one is cleaned up, so it is
             // cleaned up in place (swapping the two states copies both).

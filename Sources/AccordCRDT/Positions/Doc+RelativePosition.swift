@@ -55,7 +55,7 @@ extension Doc {
             let item = store.items[Int(ref)]
             guard item.parent >= 0, isAlive(item.parent) else { return nil }
             let within = (item.deleted || !item.isCountable) ? 0 : offset + (association == .after ? 0 : 1)
-            let index = within + store.visibleUnits(before: ref, in: item.parent)
+            let index = within + unitsBefore(ref, in: item.parent)
             return AbsolutePosition(type: typeValue(item.parent), index: index, association: association)
         }
         let t: Int32

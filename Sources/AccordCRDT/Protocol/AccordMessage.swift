@@ -29,6 +29,9 @@ public enum AccordMessage: Hashable, Sendable {
     case leave(documentID: String)
     /// Subtypes 20–29: the directory's events and a device's create (``DirectoryMessage``).
     case directory(DirectoryMessage)
+    /// A channel message (subtypes 30–39): about an ephemeral room, never a document,
+    /// so always connection-wide on `/v1/sync`.
+    case channel(ChannelMessage)
 
     public static let frameType: UInt64 = 100
 
@@ -43,23 +46,25 @@ public enum AccordMessage: Hashable, Sendable {
         case hello = 0, update = 1, ack = 2, error = 3, broadcast = 4, leave = 5
     }
 
-    /// Nil for ``directory(_:)``, whose subtypes ``DirectoryMessage`` numbers.
-    var subtype: Subtype? {
+    /// The subtype number written after the outer type; nil for ``directory(_:)``,
+    /// whose ``DirectoryMessage`` writes its own.
+    var subtypeNumber: UInt64? {
         switch self {
-        case .hello: .hello
-        case .update: .update
-        case .ack: .ack
-        case .error: .error
-        case .broadcast: .broadcast
-        case .leave: .leave
+        case .channel(let message): message.subtype.rawValue
         case .directory: nil
+        case .hello: Subtype.hello.rawValue
+        case .update: Subtype.update.rawValue
+        case .ack: Subtype.ack.rawValue
+        case .error: Subtype.error.rawValue
+        case .broadcast: Subtype.broadcast.rawValue
+        case .leave: Subtype.leave.rawValue
         }
     }
 
     /// The document the message is about, or nil for connection-wide messages.
     public var documentID: String? {
         switch self {
-        case .hello: nil
+        case .hello, .channel: nil
         case .update(let id, _, _), .ack(let id, _), .broadcast(let id, _, _, _), .leave(let id): id
         case .error(_, _, let id): id
         case .directory(let message): message.envelopeDocumentID
@@ -72,7 +77,7 @@ public enum AccordMessage: Hashable, Sendable {
     public func frame() throws(AccordError) -> ProtocolFrame {
         try validate()
         var w = ByteWriter()
-        if let subtype { w.writeVarUInt(subtype.rawValue) }
+        if let subtypeNumber { w.writeVarUInt(subtypeNumber) }
         switch self {
         case .hello(let version, let maxFrame, let heartbeat):
             w.writeVarString(version)
@@ -97,6 +102,8 @@ public enum AccordMessage: Hashable, Sendable {
         case .leave(let id):
             w.writeVarString(id)
         case .directory(let message):
+            message.write(to: &w)
+        case .channel(let message):
             message.write(to: &w)
         }
         return .custom(type: Self.frameType, body: w.bytes)
@@ -132,6 +139,9 @@ public enum AccordMessage: Hashable, Sendable {
         let raw = try r.readVarUInt()
         if DirectoryMessage.isDirectorySubtype(raw) {
             return .directory(try DirectoryMessage.read(subtype: raw, from: &r))
+        }
+        if ChannelMessage.reservedSubtypes.contains(raw) {
+            return .channel(try ChannelMessage.read(subtype: raw, at: start, from: &r))
         }
         guard let subtype = Subtype(rawValue: raw) else {
             // Unknown subtypes are refused, not skipped: the body has no length, so
@@ -196,10 +206,12 @@ public enum AccordMessage: Hashable, Sendable {
             try Self.validateJSON(payload)
         case .directory(let message):
             try message.validate()
+        case .channel(let message):
+            try message.validate()
         }
     }
 
-    private static func limit(_ s: String, _ what: String, max: Int) throws(AccordError) {
+    static func limit(_ s: String, _ what: String, max: Int) throws(AccordError) {
         let count = s.utf8.count
         guard count <= max else {
             throw AccordError(.invalidArgument, "\(what) has \(count) bytes; at most \(max) allowed")
@@ -208,7 +220,7 @@ public enum AccordMessage: Hashable, Sendable {
 
     /// `undefined` is refused although ``AnyValue`` parses it: `JSON.parse` in a
     /// JavaScript peer would throw on it.
-    private static func validateJSON(_ text: String) throws(AccordError) {
+    static func validateJSON(_ text: String) throws(AccordError) {
         let value: AnyValue
         do throws(AccordError) {
             value = try AnyValue(jsonText: text)

@@ -94,7 +94,7 @@ extension TokenAuthority {
         }
     }
 
-    /// `sub`, `exp`, `nbf` and `iat` from a payload whose signature is already checked.
+    /// `sub`, `exp`, `nbf`, `iat` and `channels` from a payload whose signature is already checked.
     static func claims(from payload: OrderedObject) throws(AccordError) -> TokenClaims {
         guard case .string(let subject)? = payload["sub"], !subject.isEmpty else {
             throw TokenRejection.invalidClaims.error("the token has no sub (a non-empty string)")
@@ -108,7 +108,22 @@ extension TokenAuthority {
         }
         return TokenClaims(
             subject: subject, expiresAt: expiresAt, notBefore: try numericDate(payload, "nbf"),
-            issuedAt: try numericDate(payload, "iat"))
+            issuedAt: try numericDate(payload, "iat"), channels: try channelPattern(payload))
+    }
+
+    /// The `channels` claim: nil when absent, `invalid-claims` when it is not a string
+    /// that is a valid ``ChannelKeyPattern`` (a token that means to restrict must not
+    /// silently allow everything).
+    private static func channelPattern(_ payload: OrderedObject) throws(AccordError) -> ChannelKeyPattern? {
+        guard let value = payload["channels"] else { return nil }
+        guard case .string(let text) = value else {
+            throw TokenRejection.invalidClaims.error("the token's channels claim is not a string")
+        }
+        do throws(AccordError) {
+            return try ChannelKeyPattern(validating: text)
+        } catch {
+            throw TokenRejection.invalidClaims.error("the token's channels claim is no channel pattern: \(error.message)")
+        }
     }
 
     /// A NumericDate claim: nil when absent, `invalid-claims` when not a finite number.

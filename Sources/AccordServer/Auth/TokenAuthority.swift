@@ -7,7 +7,8 @@ public import Foundation
 ///
 /// A token is three base64url segments, `header.payload.signature`. The header is always
 /// `{"alg":"HS256","typ":"JWT"}`, the payload `{"sub":"<user id>","exp":<seconds since
-/// 1970>}`; `nbf` and `iat` are honoured when present (see ``verify(_:now:)``). Any JWT library can mint a token the server accepts, given the secret.
+/// 1970>}`, with `"channels":"<pattern>"` when the token limits channels (see
+/// ``ChannelKeyPattern``); `nbf` and `iat` are honoured when present (see ``verify(_:now:)``). Any JWT library can mint a token the server accepts, given the secret.
 ///
 /// ```swift
 /// let authority = try TokenAuthority(secret: ServerSecret.load(secretFile: nil))
@@ -37,22 +38,23 @@ public struct TokenAuthority: Sendable {
         self.secret = secret
     }
 
-    /// A token for `subject` that expires at `expiresAt`.
+    /// A token for `subject` that expires at `expiresAt`; `channels` adds the claim
+    /// that limits which channels it may attach (``ChannelKeyPattern``).
     ///
     /// `exp` is written as whole seconds, rounded down, so a token never outlives the
     /// instant asked for; verifying it yields that rounded instant. The subject is not
     /// checked here: one ``subjectProblem(_:)`` objects to makes a token every entry
     /// point refuses (`accord token` checks first).
-    public func mint(subject: String, expiresAt: Date) -> String {
-        let payload = AnyValue.object(OrderedObject([
-            ("sub", .string(subject)), ("exp", .int(Self.numericDate(expiresAt))),
-        ]))
+    public func mint(subject: String, expiresAt: Date, channels: ChannelKeyPattern? = nil) -> String {
+        var claims: [(String, AnyValue)] = [("sub", .string(subject)), ("exp", .int(Self.numericDate(expiresAt)))]
+        if let channels { claims.append(("channels", .string(channels.rawValue))) }
+        let payload = AnyValue.object(OrderedObject(claims))
         return signed(headerJSON: Self.headerJSON, payloadJSON: Array(payload.jsonText.utf8))
     }
 
     /// A token for `subject` valid for `ttl` seconds from `now`.
-    public func mint(subject: String, ttl: TimeInterval, now: Date = Date()) -> String {
-        mint(subject: subject, expiresAt: now.addingTimeInterval(ttl))
+    public func mint(subject: String, ttl: TimeInterval, now: Date = Date(), channels: ChannelKeyPattern? = nil) -> String {
+        mint(subject: subject, expiresAt: now.addingTimeInterval(ttl), channels: channels)
     }
 
     /// The one header this server writes, byte for byte what common JWT libraries write.

@@ -13,11 +13,17 @@ public struct TokenClaims: Sendable, Hashable {
     /// The token's `iat` claim, if any: a token issued in the future (beyond the
     /// allowance) is refused.
     public var issuedAt: Date?
+    /// The token's `channels` claim, if any: the channels its holder may attach. Without
+    /// it, any channel.
+    public var channels: ChannelKeyPattern?
 
-    public init(subject: String, expiresAt: Date, notBefore: Date? = nil, issuedAt: Date? = nil) {
+    public init(
+        subject: String, expiresAt: Date, notBefore: Date? = nil, issuedAt: Date? = nil, channels: ChannelKeyPattern? = nil
+    ) {
         self.subject = subject
         self.expiresAt = expiresAt
         self.notBefore = notBefore
         self.issuedAt = issuedAt
+        self.channels = channels
     }
 }

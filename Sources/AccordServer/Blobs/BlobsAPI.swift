@@ -84,7 +84,8 @@ public struct BlobsAPI: Sendable {
             throw AccordError(.documentNotFound, "no document \(id)", details: ["document": id.rawValue])
         }
         if admins.contains(user) { return .owner }
-        return try DocumentsAPI.requireRole(minimum, of: user, in: try directory.access.access(id), on: id)
+        return try DocumentsAPI.requireRole(
+            minimum, of: user, in: try directory.access.access(id), on: id, groups: directory.access.groups)
     }
 
     func isReferenced(_ hash: BlobHash, by id: DocumentID) throws(AccordError) -> Bool {

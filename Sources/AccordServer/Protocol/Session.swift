@@ -13,15 +13,18 @@ public struct Session: Sendable {
         public var heartbeatSeconds: Int
         /// Documents one connection may have joined at once; more are `TOO_MANY_ROOMS`.
         public var maxRooms: Int
+        /// Channels one connection may have attached at once; more are `TOO_MANY_CHANNELS`.
+        public var maxChannels: Int
         public init(
             maxFrameBytes: Int = 16 << 20, messagesPerSecond: Int = 500, burst: Int = 1000, heartbeatSeconds: Int = 20,
-            maxRooms: Int = 256
+            maxRooms: Int = 256, maxChannels: Int = 64
         ) {
             self.maxFrameBytes = maxFrameBytes
             self.messagesPerSecond = messagesPerSecond
             self.burst = burst
             self.heartbeatSeconds = heartbeatSeconds
             self.maxRooms = maxRooms
+            self.maxChannels = maxChannels
         }
     }
 
@@ -36,6 +39,10 @@ public struct Session: Sendable {
     public let limits: Limits
     public private(set) var user: String?
     public private(set) var documents: Set<DocumentID> = []
+    /// Attached channels, with whether each is realtime (`Session+Channels.swift`).
+    public internal(set) var channels: [ChannelKey: Bool] = [:]
+    /// The token's `channels` claim; nil: any channel.
+    public private(set) var channelPattern: ChannelKeyPattern?
     public private(set) var isClosed = false
     private var rate: RateLimiter
     /// Set while messages are being dropped, so one error is sent per burst, not per message.
@@ -55,12 +62,16 @@ public struct Session: Sendable {
 
     /// The upgrade request was authenticated (the user id) or not. Nothing about any
     /// document is sent before this succeeds.
-    public mutating func opened(user authentication: Result<String, AccordError>) -> [SessionAction] {
+    /// `channelPattern` is the token's `channels` claim (nil: any channel).
+    public mutating func opened(
+        user authentication: Result<String, AccordError>, channelPattern: ChannelKeyPattern? = nil
+    ) -> [SessionAction] {
         switch authentication {
         case .failure(let error):
             return closeWith(error, document: nil, code: SyncCloseCode.unauthenticated)
         case .success(let user):
             self.user = user
+            self.channelPattern = channelPattern
             var actions: [SessionAction] = []
             if dialect == .accord, let hello = try? AccordMessage.hello(
                 serverVersion: Self.serverVersion, maxFrameBytes: UInt64(limits.maxFrameBytes),
@@ -93,10 +104,17 @@ public struct Session: Sendable {
         } catch {
             return closeWith(error, document: nil, code: SyncCloseCode.malformed)
         }
+        let channelMessage = Self.channelMessage(in: decoded.frame)
         guard let document = decoded.document else {
-            // Connection-wide frames are Accord messages; a client has none to send but
-            // may report an error, which needs no answer.
-            return []
+            // Connection-wide frames are Accord messages: channel requests, or an error
+            // a client reports, which needs no answer.
+            return channelMessage.map { receivedChannel($0) } ?? []
+        }
+        if channelMessage != nil {
+            // Only `/v1/sync` carries channels: there a channel frame is connection-wide
+            // (a document envelope around one is malformed), here it would name the document.
+            return [sendError(AccordError(
+                .invalidArgument, "channels are served on \(SyncEndpoint.multiplexedPath) only"), document: nil)]
         }
         if case .custom(AccordMessage.frameType, _) = decoded.frame,
            case .leave? = try? AccordMessage.decode(frame: decoded.frame) {
@@ -173,7 +191,7 @@ public struct Session: Sendable {
     public mutating func closed() -> [SessionAction] {
         isClosed = true
         defer { documents = [] }
-        return documents.sorted().map { .leave($0) }
+        return documents.sorted().map { .leave($0) } + releaseChannels()
     }
 
     /// Whether `frame` is a device's `create` (``DirectoryMessage``), which the join
@@ -207,7 +225,7 @@ public struct Session: Sendable {
 
     private mutating func closeWith(_ error: AccordError, document: DocumentID?, code: UInt16) -> [SessionAction] {
         isClosed = true
-        let leaves = documents.sorted().map { SessionAction.leave($0) }
+        let leaves = documents.sorted().map { SessionAction.leave($0) } + releaseChannels()
         documents = []
         if dialect == .yProtocols {
             return leaves + yProtocolsRefusal(error, code: code)
@@ -224,7 +242,7 @@ public struct Session: Sendable {
          .close(code: code ?? Self.closeCode(for: error), reason: error.code.rawValue)]
     }
 
-    private func sendError(_ error: AccordError, document: DocumentID?) -> SessionAction {
+    func sendError(_ error: AccordError, document: DocumentID?) -> SessionAction {
         // A stock client cannot read an Accord error; the metrics still count it.
         guard dialect == .accord else { return .countError(error.code) }
         let message = AccordMessage.error(code: error.code.rawValue, message: error.message, documentID: document?.rawValue)

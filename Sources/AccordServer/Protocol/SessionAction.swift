@@ -20,6 +20,9 @@ public enum SessionAction: Hashable, Sendable {
     case deliver(DocumentID, ProtocolFrame)
     /// Take the connection out of the document's room.
     case leave(DocumentID)
+    /// A checked channel request for the server's ``ChannelRegistry``: `attach`,
+    /// `detach`, `sync`, or `broadcast` with the sender set to the user.
+    case channel(ChannelMessage)
 }
 
 /// WebSocket close codes the server uses. 4000–4999 are the application's range; the

@@ -162,7 +162,7 @@ public final class Room {
             return write(bytes, from: connection, member: member, ack: ack)
         case .broadcast(_, let topic, let payload, _):
             return relayBroadcast(topic: topic, payload: payload, from: connection, sender: member.user)
-        case .hello, .ack, .error, .leave, .directory:
+        case .hello, .ack, .error, .leave, .directory, .channel:
             // Server-to-client messages, a client's report, or a leave (the session
             // handles it before the room sees it): nothing to do.
             return []

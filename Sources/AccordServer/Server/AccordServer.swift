@@ -57,6 +57,9 @@ public final class AccordServer: Sendable {
         /// Documents one connection may have joined at once; more are refused with
         /// `TOO_MANY_ROOMS`.
         public var maxRoomsPerConnection = 256
+        /// Channels one connection may have attached at once; more are refused with
+        /// `TOO_MANY_CHANNELS`.
+        public var maxChannelsPerConnection = 64
         /// Documents one user may create per hour (REST and create-on-connect together;
         /// a bucket of this many, refilled at this rate); more are `TOO_MANY_DOCUMENTS`.
         public var maxDocumentsCreatedPerUserPerHour = 1000
@@ -114,14 +117,19 @@ public final class AccordServer: Sendable {
                 limits: Session.Limits(
                     maxFrameBytes: configuration.maxFrameBytes, messagesPerSecond: configuration.messagesPerSecond,
                     burst: configuration.messageBurst, heartbeatSeconds: configuration.heartbeatSeconds,
-                    maxRooms: max(1, configuration.maxRoomsPerConnection)),
+                    maxRooms: max(1, configuration.maxRoomsPerConnection),
+                    maxChannels: max(1, configuration.maxChannelsPerConnection)),
                 createDocumentsOnConnect: configuration.createDocumentsOnConnect,
                 maxDocumentBytes: configuration.maxDocumentBytes,
                 roomIdleMilliseconds: UInt64(configuration.roomIdleSeconds * 1000),
                 now: configuration.now,
                 maxConnectionsPerUser: configuration.maxConnectionsPerUser,
                 maxPartialBytesPerUser: configuration.maxPartialBytesPerUser),
-            metrics: metrics, authenticate: authenticate)
+            metrics: metrics,
+            authenticate: { request throws(AccordError) in
+                let claims = try tokens.authenticate(request)
+                return SyncIdentity(user: claims.subject, channels: claims.channels)
+            })
 
         var routes = HTTPRoutes()
         routes.add(.get, "/healthz") { _ in

@@ -40,10 +40,12 @@ final class SyncHub: @unchecked Sendable {
     let queue = DispatchQueue(label: "accord.sync")
     let options: Options
     let directory: DocumentDirectory
-    private let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> String
+    private let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> SyncIdentity
     let metrics: ServerMetrics
     var connections: [ConnectionID: Connection] = [:]
     var rooms: [DocumentID: LoadedRoom] = [:]
+    /// Every attached channel and its session counts (in memory only).
+    private var channelRegistry = ChannelRegistry()
     /// Open, signed-in connections per user (``Options/maxConnectionsPerUser``).
     private var connectionsPerUser: [String: Int] = [:]
     /// The signed-in `/v1/sync` connections of each user: where directory events go
@@ -57,7 +59,7 @@ final class SyncHub: @unchecked Sendable {
 
     init(
         directory: DocumentDirectory, options: Options, metrics: ServerMetrics,
-        authenticate: @escaping @Sendable (HTTPRequest) throws(AccordError) -> String
+        authenticate: @escaping @Sendable (HTTPRequest) throws(AccordError) -> SyncIdentity
     ) {
         self.directory = directory
         self.options = options
@@ -176,8 +178,11 @@ final class SyncHub: @unchecked Sendable {
             return
         }
         let authentication: Result<String, AccordError>
+        var channelPattern: ChannelKeyPattern?
         do throws(AccordError) {
-            authentication = .success(try authenticate(socket.request))
+            let identity = try authenticate(socket.request)
+            authentication = .success(identity.user)
+            channelPattern = identity.channels
         } catch {
             authentication = .failure(error)
         }
@@ -195,7 +200,7 @@ final class SyncHub: @unchecked Sendable {
             socket: socket,
             session: Session(endpoint: endpoint, dialect: dialect, limits: options.limits, now: options.now()))
         updateGauges()
-        withSession(socket.id) { session in session.opened(user: authentication) }
+        withSession(socket.id) { session in session.opened(user: authentication, channelPattern: channelPattern) }
     }
 
     private func refuseConnection(
@@ -272,11 +277,26 @@ final class SyncHub: @unchecked Sendable {
                     continue
                 }
                 perform(room.receive(frame, from: id, now: options.now()), in: room)
+            case .channel(let message):
+                deliver(channelRegistry.handle(message, from: id))
             case .leave(let document):
                 connections[id]?.stepTwos[document] = nil
                 guard let loaded = rooms[document] else { continue }
                 perform(loaded.room.leave(id, now: options.now()), in: loaded.room)
                 if loaded.room.connections.isEmpty { rooms[document]?.idleSince = options.now() }
+            }
+        }
+    }
+
+    /// Sends each channel message to its recipients, encoded once for all of them
+    /// (channels live on `/v1/sync` only, so every recipient frames it alike).
+    private func deliver(_ deliveries: [ChannelRegistry.Delivery]) {
+        for delivery in deliveries {
+            guard let frame = try? AccordMessage.channel(delivery.message).frame() else { continue }
+            let bytes = SyncEndpoint.multiplexed.encode(frame, document: nil)
+            for recipient in delivery.recipients {
+                guard let socket = connections[recipient]?.socket else { continue }
+                send(bytes, on: socket)
             }
         }
     }

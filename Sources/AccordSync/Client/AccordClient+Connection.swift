@@ -102,6 +102,8 @@ extension AccordClient {
                 connectionErrorReceived(AccordError(ErrorCode(rawValue: code), message))
             case .directory(let message)? where connection?.hello != nil:
                 directoryMessageReceived(message)
+            case .channel(let message)? where connection?.hello != nil:
+                receivedChannel(message)
             default:
                 break
             }
@@ -132,6 +134,7 @@ extension AccordClient {
         perform(network.connected())
         // The machine may have refused the connection (pinned offline meanwhile).
         guard network.isOnline, connection?.hello != nil else { return }
+        channelsConnected()
         for id in documents.keys.sorted() {
             if let document = documents[id] { ready(document, hello: hello) }
         }
@@ -154,6 +157,7 @@ extension AccordClient {
             current.reader.cancel()
             connection = nil
         }
+        channelsConnectionLost()
         for document in documents.values {
             document.tickTimer?.cancel()
             document.tickTimer = nil

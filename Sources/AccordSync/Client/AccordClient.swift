@@ -75,6 +75,8 @@ public actor AccordClient {
     /// The streams of ``presenceEvents(_:filter:)`` and ``broadcasts(_:topic:)``.
     var presenceSubscribers = SubscriberList<PresenceEvent, PresenceFilter>()
     var broadcastSubscribers = SubscriberList<BroadcastMessage, String?>()
+    /// Attached channels and calls waiting on the server (`AccordClient+Channels.swift`).
+    var channelBook = ChannelBook()
     /// Layers that follow the open documents (``addDocumentObserver(_:)``).
     var documentObservers: [any DocumentObserver] = []
     /// The REST API's transport, made on first use (`AccordClient+REST.swift`).
@@ -164,6 +166,7 @@ public actor AccordClient {
         storeTask?.cancel()
         for id in Array(documents.keys) { close(id) }
         finishSubscriptions()
+        finishChannels()
         bus.finish()
     }
 

@@ -49,7 +49,7 @@ extension DocumentSyncMachine {
             return [.emit(.writeRejected(error))] + settle(now: now)
         case .broadcast(_, let topic, let payload, let sender):
             return mode.pullsLive ? [.deliverBroadcast(topic: topic, payload: payload, sender: sender)] : []
-        case .hello, .update, .leave, .directory:
+        case .hello, .update, .leave, .directory, .channel:
             return []  // connection-wide, or client-to-server
         }
     }

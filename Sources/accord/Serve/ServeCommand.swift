@@ -52,6 +52,9 @@ enum ServeCommand {
         configuration.maxRoomsPerConnection = try integer(
             args.removeOption("--max-rooms-per-connection"), "--max-rooms-per-connection",
             default: configuration.maxRoomsPerConnection, range: 1...1_000_000)
+        configuration.maxChannelsPerConnection = try integer(
+            args.removeOption("--max-channels-per-connection"), "--max-channels-per-connection",
+            default: configuration.maxChannelsPerConnection, range: 1...1_000_000)
         configuration.maxDocumentsCreatedPerUserPerHour = try integer(
             args.removeOption("--max-documents-per-user-per-hour"), "--max-documents-per-user-per-hour",
             default: configuration.maxDocumentsCreatedPerUserPerHour, range: 1...1_000_000_000)
