@@ -68,11 +68,15 @@ extension ErrorCode {
     /// (REST 409); retry once it ended (`HEAD` tells the offset).
     public static let blobUploadInProgress = ErrorCode(rawValue: "BLOB_UPLOAD_IN_PROGRESS")
 
+    /// `GET /readyz`: the server's storage does not answer (PostgreSQL unreachable, a
+    /// disk gone); REST 503, so a load balancer sends new connections elsewhere.
+    public static let serverNotReady = ErrorCode(rawValue: "SERVER_NOT_READY")
+
     /// Every code defined by AccordServer, for golden tests and documentation.
     public static let allServerCodes: [ErrorCode] = [
         .unauthenticated, .permissionDenied, .docAccessDenied, .documentUnavailable, .messageTooLarge,
         .documentTooLarge, .rateLimited, .awarenessClientTaken, .slowConsumer, .tooManyConnections, .tooManyRooms,
         .tooManyDocuments, .quotaExceeded, .metadataTooLarge, .documentDeleted, .aliasExists, .rootDocumentProtected,
-        .blobTooLarge, .blobUploadOffsetMismatch, .blobUploadInProgress,
+        .blobTooLarge, .blobUploadOffsetMismatch, .blobUploadInProgress, .serverNotReady,
     ]
 }

@@ -50,6 +50,39 @@ import AccordTesting
         _ = serve.terminate()
     }
 
+    /// `/readyz` follows the database: 503 `SERVER_NOT_READY` while PostgreSQL cannot be
+    /// reached (a proxy between them refuses and cuts), ready again once it can, with
+    /// `/healthz` (liveness) answering throughout.
+    @Test func readyzFollowsTheDatabase() async throws {
+        guard let url = ProcessInfo.processInfo.environment["ACCORD_POSTGRES_URL"], !url.isEmpty else {
+            Issue.record("ACCORD_POSTGRES_URL is not set: run the tests through scripts/test.sh, which starts PostgreSQL")
+            return
+        }
+        let schema = "ready" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        defer { _ = try? PostgresConnection(url: url).execute("DROP SCHEMA IF EXISTS \(schema) CASCADE") }
+        let databasePort = Int(url.split(separator: ":").last?.split(separator: "/").first ?? "") ?? 5432
+        let proxy = try FaultProxy(targetPort: databasePort)
+        let proxied = url.replacingOccurrences(of: ":\(databasePort)/", with: ":\(proxy.port)/")
+        let directory = try TemporaryDirectory()
+        let serve = try ServeProcess(dataDirectory: directory.path, extraArguments: ["--postgres", proxied, "--postgres-schema", schema])
+        func probe(_ path: String) async throws -> RecordsResponse {
+            try await recordsCall(port: serve.port, "GET", path, token: nil)
+        }
+        #expect(try await probe("/readyz").status == 200)
+
+        proxy.refuseNew = true
+        proxy.cutAll()
+        let down = try await probe("/readyz")
+        #expect(down.status == 503)
+        #expect(down.errorCode == "SERVER_NOT_READY")
+        #expect(try await probe("/healthz").status == 200)
+
+        proxy.refuseNew = false
+        #expect(try await probe("/readyz").status == 200)
+        _ = serve.terminate()
+        await proxy.stop()
+    }
+
     @Test func anUnreachableDatabaseStopsTheServerWithTheCode() throws {
         let directory = try TemporaryDirectory()
         let error = #expect(throws: (any Error).self) {

@@ -11,7 +11,7 @@ import AccordServer
             "DOCUMENT_TOO_LARGE", "RATE_LIMITED", "AWARENESS_CLIENT_TAKEN", "SLOW_CONSUMER", "TOO_MANY_CONNECTIONS",
             "TOO_MANY_ROOMS", "TOO_MANY_DOCUMENTS", "QUOTA_EXCEEDED", "METADATA_TOO_LARGE", "DOCUMENT_DELETED",
             "ALIAS_EXISTS", "ROOT_DOCUMENT_PROTECTED", "BLOB_TOO_LARGE",
-            "BLOB_UPLOAD_OFFSET_MISMATCH", "BLOB_UPLOAD_IN_PROGRESS",
+            "BLOB_UPLOAD_OFFSET_MISMATCH", "BLOB_UPLOAD_IN_PROGRESS", "SERVER_NOT_READY",
         ]
         #expect(ErrorCode.allServerCodes.map(\.rawValue) == expected)
         #expect(Set(ErrorCode.allServerCodes).isDisjoint(with: ErrorCode.allCRDTCodes + ErrorCode.allStoreCodes))

@@ -135,6 +135,16 @@ public final class AccordServer: Sendable {
         routes.add(.get, "/healthz") { _ in
             HTTPResponse(status: 200, contentType: "application/json", body: Array(#"{"status":"ok"}"#.utf8))
         }
+        // Ready = the storage answers a read now (for PostgreSQL, a round trip); a load
+        // balancer stops sending new connections to a node whose database is gone.
+        routes.add(.get, "/readyz") { [storage = documents.storage] _ in
+            do throws(AccordError) {
+                _ = try storage.withAdapter { try $0.read(StorageCategory("server.ready"), key: "probe") }
+                return HTTPResponse(status: 200, contentType: "application/json", body: Array(#"{"status":"ready"}"#.utf8))
+            } catch {
+                return RESTError.response(AccordError(.serverNotReady, "the storage does not answer: \(error.message)"))
+            }
+        }
         routes.add(.get, "/metrics") { _ in
             HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Array(metrics.render().utf8))
         }
@@ -175,7 +185,7 @@ public final class AccordServer: Sendable {
             maxHTTPBodySize: configuration.maxRequestBodyBytes, maxHeaderBytes: configuration.maxHeaderBytes,
             headerTimeoutSeconds: configuration.headerTimeoutSeconds,
             maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
-            descriptorReserve: configuration.descriptorReserve, reservedPaths: ["/healthz", "/metrics"],
+            descriptorReserve: configuration.descriptorReserve, reservedPaths: ["/healthz", "/readyz", "/metrics"],
             // Refusals are coded errors sent to clients: counted by code like the others.
             onRefusal: { refusal in metrics.error(refusal.code) },
             maxMessageSize: configuration.maxFrameBytes, closeOnOversizedMessage: false,

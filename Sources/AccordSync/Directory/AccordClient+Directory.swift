@@ -57,11 +57,19 @@ extension AccordClient {
             // The server has the document: nothing left to announce.
             if directoryState.pending.remove(id) != nil { try directoryCache.clearPendingCreate(id) }
             if try store.contains(id) {
+                // The server's title and tags win when they changed there (a rename on
+                // another device), and fill in what this device lacks; a first entry
+                // never blanks what was set here for a document the server was never
+                // told about (made through the store directly: the JSON database names
+                // its collection documents so, and finds them by that title).
                 let local = try store.metadata(id)
-                if local.title != info.title || local.tags != info.tags {
+                let changedThere = previous.map { $0.title != info.title || $0.tags != info.tags } ?? false
+                let title = changedThere || local.title.isEmpty ? info.title : local.title
+                let tags = changedThere || local.tags.isEmpty ? info.tags : local.tags
+                if local.title != title || local.tags != tags {
                     try store.updateMetadata(id) { entry in
-                        entry.title = info.title
-                        entry.tags = info.tags
+                        entry.title = title
+                        entry.tags = tags
                     }
                 }
             }

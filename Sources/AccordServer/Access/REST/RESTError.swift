@@ -17,6 +17,7 @@ import AccordStore
 /// | `BLOB_TOO_LARGE`, `QUOTA_EXCEEDED` | 413 |
 /// | `BLOB_HASH_MISMATCH` | 422 |
 /// | `BLOB_UPLOAD_OFFSET_MISMATCH`, `BLOB_UPLOAD_IN_PROGRESS` | 409 |
+/// | `SERVER_NOT_READY` | 503 |
 /// | anything else (storage errors) | 500 |
 public enum RESTError {
     /// The response for `error`. `details` is always an object (empty when there are none).
@@ -36,6 +37,7 @@ public enum RESTError {
         case .blobHashMismatch: 422
         case .invalidArgument, .malformedJSON, .metadataTooLarge: 400
         case .tooManyDocuments: 429
+        case .serverNotReady: 503
         default: 500
         }
     }
