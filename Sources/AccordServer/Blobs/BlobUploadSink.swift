@@ -54,7 +54,7 @@ final class BlobUploadSink: HTTPBodySink, @unchecked Sendable {
         do throws(AccordError) {
             try file.write(bytes)
         } catch {
-            end(keepingFile: true)
+            end()
             return RESTError.response(error)
         }
         hasher.update(bytes)
@@ -63,7 +63,7 @@ final class BlobUploadSink: HTTPBodySink, @unchecked Sendable {
     }
 
     func finish() -> HTTPResponse {
-        defer { end(keepingFile: true) }
+        defer { end() }
         do throws(AccordError) {
             guard offset == record.total else {
                 try file.synchronize()
@@ -104,12 +104,12 @@ final class BlobUploadSink: HTTPBodySink, @unchecked Sendable {
     }
 
     func abort() {
-        end(keepingFile: true)
+        end()
     }
 
     /// Syncs what the file holds (the offset a `HEAD` reports) and frees the upload for
     /// the next request.
-    private func end(keepingFile: Bool) {
+    private func end() {
         guard !ended else { return }
         ended = true
         try? file.synchronize()
