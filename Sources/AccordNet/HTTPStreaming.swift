@@ -23,7 +23,8 @@ public protocol HTTPBodyStream: AnyObject, Sendable {
 /// Called on the server's service thread only.
 public protocol HTTPBodySink: AnyObject, Sendable {
     /// The next bytes of the body. A response ends the request early: the rest of the
-    /// body is not read and the connection closes after the response.
+    /// body is not read, the connection closes after the response, and no other call
+    /// follows (the sink cleans up before returning it).
     func receive(_ bytes: UnsafeRawBufferPointer) -> HTTPResponse?
     /// Every byte the request's `Content-Length` announced arrived.
     func finish() -> HTTPResponse

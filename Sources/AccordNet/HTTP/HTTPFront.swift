@@ -270,7 +270,6 @@ final class HTTPFront {
         client.stream = nil
         client.output = []
         if closeAfter {
-
             client.phase = .lingering
             shutdown(lws_get_socket_fd(wsi), Int32(SHUT_WR))
             if client.paused { lws_rx_flow_control(wsi, 1) }

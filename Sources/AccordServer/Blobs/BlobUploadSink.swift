@@ -54,7 +54,7 @@ final class BlobUploadSink: HTTPBodySink, @unchecked Sendable {
         do throws(AccordError) {
             try file.write(bytes)
         } catch {
-            end(keepingFile: true)
+            end()
             return RESTError.response(error)
         }
         hasher.update(bytes)
@@ -63,7 +63,7 @@ final class BlobUploadSink: HTTPBodySink, @unchecked Sendable {
     }
 
     func finish() -> HTTPResponse {
-        defer { end(keepingFile: true) }
+        defer { end() }
         do throws(AccordError) {
             guard offset == record.total else {
                 try file.synchronize()
@@ -85,10 +85,13 @@ final class BlobUploadSink: HTTPBodySink, @unchecked Sendable {
             guard let path = blobs.partialPath(record.file) else {
                 throw AccordError(.storageError, "this server's storage has no directory for blob uploads")
             }
+            // The content may be stored already (the stored copy was damaged, which is
+            // why this upload ran, or another upload finished first): these verified
+            // bytes take its place.
             let (info, created) = try blobs.store.adopt(
-                fileAt: path, hash: hash, contentType: record.contentType, referencedBy: document)
+                fileAt: path, hash: hash, contentType: record.contentType, referencedBy: document, replacingExisting: true)
             try blobs.discardUpload(key, record)
-            if created, let reader = try? blobs.store.contentReader(hash) {
+            if let reader = try? blobs.store.contentReader(hash) {
                 // These bytes were hashed as they were written and the file was renamed
                 // into place: its identity now is a verified one, and the first download
                 // need not read the file twice.
@@ -101,12 +104,12 @@ final class BlobUploadSink: HTTPBodySink, @unchecked Sendable {
     }
 
     func abort() {
-        end(keepingFile: true)
+        end()
     }
 
     /// Syncs what the file holds (the offset a `HEAD` reports) and frees the upload for
     /// the next request.
-    private func end(keepingFile: Bool) {
+    private func end() {
         guard !ended else { return }
         ended = true
         try? file.synchronize()

@@ -47,10 +47,12 @@ extension BlobsAPI {
         }
         let key = BlobUploadRecord.key(hash, id)
 
-        if let info = try store.info(hash) {
+        // Stored content is only referenced, unless its file is damaged: then the upload
+        // runs and its verified bytes replace the file (a client re-sending a blob heals it).
+        if let info = try store.info(hash), try isIntact(hash) {
             if let answer = try referenceStoredContent(info, id, owner: owner, key: key) { return .respond(answer) }
         }
-        try checkQuota(owner: owner, adding: part.total, key: key)
+        try checkQuota(owner: owner, adding: part.total, key: key, hash: hash)
         guard blobs.beginStreaming(key) else {
             throw AccordError(
                 .blobUploadInProgress, "blob \(hash.hex) is being uploaded to document \(id) right now",
@@ -61,6 +63,24 @@ extension BlobsAPI {
         } catch {
             blobs.endStreaming(key)
             throw error
+        }
+    }
+
+    /// Whether the stored content file hashes right (remembered per file identity, so
+    /// this reads the file only once after a restart or a change). Content that is not
+    /// a plain file is verified by the store on every read and counts as intact here.
+    private func isIntact(_ hash: BlobHash) throws(AccordError) -> Bool {
+        do {
+            guard let reader = try store.contentReader(hash) else { return true }
+            if blobs.wasVerified(hash, identity: reader.identity) { return true }
+            try reader.verify()
+            blobs.rememberVerified(hash, identity: reader.identity)
+            return true
+        } catch where error.code == .storageCorrupt {
+            blobs.rememberVerified(hash, identity: nil)
+            return false
+        } catch where error.code == .blobNotFound {
+            return true  // collected just now: the caller finds it gone and uploads
         }
     }
 

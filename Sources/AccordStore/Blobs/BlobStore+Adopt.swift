@@ -17,12 +17,19 @@ extension BlobStore {
     ///
     /// The caller guarantees `hash` matches the content on the fast path: it is not
     /// re-read there (reads verify it anyway).
+    ///
+    /// `replacingExisting`: when the content is already stored as a plain file, the new
+    /// file takes its place (the same bytes, by their hash), which repairs a stored
+    /// copy that was damaged on disk; readers with the old file open keep reading it.
     @discardableResult
     public func adopt(
-        fileAt path: String, hash: BlobHash, contentType: String, referencedBy document: DocumentID?
+        fileAt path: String, hash: BlobHash, contentType: String, referencedBy document: DocumentID?,
+        replacingExisting: Bool = false
     ) throws(AccordError) -> (info: BlobInfo, created: Bool) {
         try Self.validateContentType(contentType)
-        if let directory, !directory.isSealed, let adopted = try adoptByRename(path, hash, contentType, document, directory) {
+        if let directory, !directory.isSealed,
+            let adopted = try adoptByRename(path, hash, contentType, document, directory, replacing: replacingExisting)
+        {
             return adopted
         }
         // Hashed before the put, so a file that is not what the caller said never gets
@@ -66,7 +73,8 @@ extension BlobStore {
 
     /// The fast path; nil when the rename crosses file systems (the caller copies).
     private func adoptByRename(
-        _ path: String, _ hash: BlobHash, _ contentType: String, _ document: DocumentID?, _ directory: BlobDirectory
+        _ path: String, _ hash: BlobHash, _ contentType: String, _ document: DocumentID?, _ directory: BlobDirectory,
+        replacing: Bool
     ) throws(AccordError) -> (info: BlobInfo, created: Bool)? {
         try directory.prepare()
         let size: UInt64
@@ -83,12 +91,21 @@ extension BlobStore {
             let references = try document.map { document in
                 try Self.referenceAdditions(of: hash, document: document.rawValue, in: adapter)
             } ?? []
+            let destination = directory.contentPath(hash)
             if let existing = try Self.indexRecord(hash, in: adapter) {
+                if replacing, existing.content == .file(sealed: false), existing.size == size {
+                    guard rename(path, destination) == 0 else {
+                        if errno == EXDEV { return nil }
+                        throw PosixFile.Failure(operation: "rename", code: errno)
+                            .accordError(.storageError, "cannot replace the content file of blob \(hash)", path: destination)
+                    }
+                    try directory.synchronize()
+                } else {
+                    unlink(path)
+                }
                 if !references.isEmpty { try adapter.commit(references) }
-                unlink(path)
                 return (existing.info(hash), false)
             }
-            let destination = directory.contentPath(hash)
             guard rename(path, destination) == 0 else {
                 if errno == EXDEV { return nil }
                 throw PosixFile.Failure(operation: "rename", code: errno)

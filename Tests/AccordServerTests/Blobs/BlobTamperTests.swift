@@ -38,6 +38,12 @@ struct BlobTamperTests {
             #expect(get.errorCode == "STORAGE_CORRUPT", "\(headers)")
             #expect(get.body.count < 1000 && !get.body.starts(with: content.prefix(16)), "\(headers)")
         }
+        // Uploading the same bytes again replaces the damaged file (the stored copy is
+        // checked before a re-upload is answered "already stored").
+        let repaired = try BlobHTTP.curl(port: server.port, "PUT", path, token: token, data: content)
+        #expect(repaired.status == 200, "\(repaired.text)")
+        #expect(try BlobHTTP.curl(port: server.port, "GET", path, token: token).body == content)
+        #expect(try server.server.blobs.store.get(BlobHash(hex: hash)) == content)
         // Shortened: refused as well.
         #expect(truncate(file, 1000) == 0)
         let short = try BlobHTTP.curl(port: server.port, "GET", path, token: token)
