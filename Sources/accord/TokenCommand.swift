@@ -1,7 +1,7 @@
 import AccordCRDT
 import AccordServer
 
-/// `accord token --sub <user> [--ttl <seconds>] [--secret-file <path>]`: mints a bearer
+/// `accord token --sub <user> [--ttl <seconds>] [--admin] [--secret-file <path>]`: mints a bearer
 /// token with the server's secret, for operators and scripts (the server has no login;
 /// whoever holds the secret issues tokens).
 enum TokenCommand {
@@ -15,6 +15,7 @@ enum TokenCommand {
         let subject = try args.removeOption("--sub")
         let ttlText = try args.removeOption("--ttl")
         let secretFile = try args.removeOption("--secret-file")
+        let admin = args.removeFlag("--admin")
         if let extra = try args.positionals().first {
             throw AccordCommand.usageError("unexpected argument '\(extra)'", help: "accord token --help")
         }
@@ -34,6 +35,6 @@ enum TokenCommand {
             ttl = seconds
         }
         let authority = try TokenAuthority(secret: ServerSecret.load(secretFile: secretFile))
-        Output.print(authority.mint(subject: subject, ttl: Double(ttl)))
+        Output.print(authority.mint(subject: subject, ttl: Double(ttl), admin: admin))
     }
 }

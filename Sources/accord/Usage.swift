@@ -9,7 +9,7 @@ enum Usage {
           accord yjs merge <update>... -o <file>   merge Yjs update v1 files into one update
           accord yjs inspect <update> [--json]     show what a Yjs update v1 file holds
           accord serve [--dev] [--port <n>] ...    run the sync server (see 'accord serve --help')
-          accord token --sub <user> [--ttl <seconds>] [--secret-file <path>]
+          accord token --sub <user> [--ttl <seconds>] [--admin] [--secret-file <path>]
                                                    mint a bearer token for the sync server
           accord records put|query|count|aggregate --store <file> --schema <file> ...
                                                    typed records in a client store
@@ -159,9 +159,10 @@ enum Usage {
         accord token: mint a bearer token for the Accord sync server.
 
         Usage:
-          accord token --sub <user> [--ttl <seconds>] [--secret-file <path>]
+          accord token --sub <user> [--ttl <seconds>] [--admin] [--secret-file <path>]
               Prints an HS256 JWT whose sub is <user> and which expires <seconds>
-              from now (default 3600), followed by a newline. Clients send it as
+              from now (default 3600), followed by a newline. --admin adds the claim
+              "admin": true, which lets its holder manage groups (/v1/admin/groups). Clients send it as
               'Authorization: Bearer <token>' or, from browsers, as '?token=<token>'.
               The signing secret is the server's: the file given with --secret-file
               (one trailing newline ignored), else the ACCORD_SECRET environment

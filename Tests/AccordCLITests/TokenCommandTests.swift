@@ -42,6 +42,15 @@ import Testing
         #expect(run.claims.expiresAt <= run.after.addingTimeInterval(3600))
     }
 
+    @Test func adminAddsTheAdminClaim() throws {
+        let dir = try TemporaryDirectory()
+        let environment = Self.environment(secret: Self.secret)
+        let admin = try mintAndVerify(["--sub", "ops", "--admin"], secret: Array(Self.secret.utf8), environment: environment, in: dir)
+        #expect(admin.claims.subject == "ops" && admin.claims.isAdmin)
+        let plain = try mintAndVerify(["--sub", "ops"], secret: Array(Self.secret.utf8), environment: environment, in: dir)
+        #expect(!plain.claims.isAdmin)
+    }
+
     @Test func ttlAndSecretFile() throws {
         let dir = try TemporaryDirectory()
         let fileSecret = String(repeating: "k", count: 48)
@@ -115,7 +124,7 @@ import Testing
     @Test func help() throws {
         let result = try TemporaryDirectory().run("token", "--help")
         #expect(result.status == 0)
-        #expect(result.stdout.contains("accord token --sub <user> [--ttl <seconds>] [--secret-file <path>]"))
+        #expect(result.stdout.contains("accord token --sub <user> [--ttl <seconds>] [--admin] [--secret-file <path>]"))
         #expect(result.stdout.contains("ACCORD_SECRET"))
         let main = try TemporaryDirectory().run("--help")
         #expect(main.stdout.contains("accord token --sub <user>"))

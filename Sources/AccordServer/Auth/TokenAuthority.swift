@@ -43,16 +43,17 @@ public struct TokenAuthority: Sendable {
     /// instant asked for; verifying it yields that rounded instant. The subject is not
     /// checked here: one ``subjectProblem(_:)`` objects to makes a token every entry
     /// point refuses (`accord token` checks first).
-    public func mint(subject: String, expiresAt: Date) -> String {
-        let payload = AnyValue.object(OrderedObject([
-            ("sub", .string(subject)), ("exp", .int(Self.numericDate(expiresAt))),
-        ]))
+    /// With `admin`, the token carries `"admin": true` (``TokenClaims/isAdmin``).
+    public func mint(subject: String, expiresAt: Date, admin: Bool = false) -> String {
+        var claims: [(String, AnyValue)] = [("sub", .string(subject)), ("exp", .int(Self.numericDate(expiresAt)))]
+        if admin { claims.append(("admin", .bool(true))) }
+        let payload = AnyValue.object(OrderedObject(claims))
         return signed(headerJSON: Self.headerJSON, payloadJSON: Array(payload.jsonText.utf8))
     }
 
     /// A token for `subject` valid for `ttl` seconds from `now`.
-    public func mint(subject: String, ttl: TimeInterval, now: Date = Date()) -> String {
-        mint(subject: subject, expiresAt: now.addingTimeInterval(ttl))
+    public func mint(subject: String, ttl: TimeInterval, now: Date = Date(), admin: Bool = false) -> String {
+        mint(subject: subject, expiresAt: now.addingTimeInterval(ttl), admin: admin)
     }
 
     /// The one header this server writes, byte for byte what common JWT libraries write.

@@ -13,11 +13,15 @@ public struct TokenClaims: Sendable, Hashable {
     /// The token's `iat` claim, if any: a token issued in the future (beyond the
     /// allowance) is refused.
     public var issuedAt: Date?
+    /// The token's `admin` claim (`true`): its holder may manage groups (the admin group
+    /// routes), like the users named in ``AccordServer/Configuration/adminUsers``.
+    public var isAdmin: Bool
 
-    public init(subject: String, expiresAt: Date, notBefore: Date? = nil, issuedAt: Date? = nil) {
+    public init(subject: String, expiresAt: Date, notBefore: Date? = nil, issuedAt: Date? = nil, isAdmin: Bool = false) {
         self.subject = subject
         self.expiresAt = expiresAt
         self.notBefore = notBefore
         self.issuedAt = issuedAt
+        self.isAdmin = isAdmin
     }
 }

@@ -127,6 +127,7 @@ public final class AccordServer: Sendable {
             .register(in: &routes)
         GroupsAPI(
             directory: directory, admins: configuration.adminUsers, authenticate: authenticate,
+            adminClaim: { request in (try? tokens.authenticate(request).isAdmin) == true },
             membershipChanged: { group, added, removed in
                 hub.directoryChanged(.membership(group, added: added, removed: removed))
                 // A removed member's connections are re-checked now, so their next message is refused.
