@@ -103,6 +103,30 @@ import AccordTesting
         await rita.stop()
     }
 
+    @Test func editsRefusedToAReaderGoUpOnceTheyAreRaisedToReadWrite() async throws {
+        let olivia = try client("olivia")
+        let rita = try client("rita")
+        try await online(olivia)
+        try await online(rita)
+        try await created(olivia, "draft")
+        try await olivia.documents.updatePermissions("draft", .user("rita", permission: .reader))
+        let document = try await rita.documents.open("draft", waitForLoad: .network)
+        let refused = rita.expectEvent(WriteRejectedEvent.self)
+        try await document.edit { doc in try doc.getText("body").insert(0, "rita's line") }
+        _ = try await refused.value()
+
+        let raised = rita.expectEvent(PermissionEvent.self) { $0.permission == .readWrite }
+        try await olivia.documents.updatePermissions("draft", .user("rita", permission: .readWrite))
+        _ = try await raised.value(timeout: .seconds(1))
+        // No resync call: the refused edit goes up by itself and is stored.
+        try await waitUntilTrue {
+            (try? serverStore.flush()) != nil && (try? serverStore.load("draft").getText("body").string) == "rita's line"
+        }
+        try await waitUntilTrue { await rita.writeRefusal("draft") == nil }
+        await olivia.stop()
+        await rita.stop()
+    }
+
     @Test func otherDevicesDropADeletedDocumentWithinASecond() async throws {
         let laptop = try client("olivia", device: "laptop")
         let phone = try client("olivia", device: "phone")

@@ -8,6 +8,7 @@ public import AccordStore
 extension AccordClient {
     /// The server's code for a document deleted on it (`docs/server-api.md`).
     static let documentDeletedCode = ErrorCode(rawValue: "DOCUMENT_DELETED")
+    static let permissionDeniedCode = ErrorCode(rawValue: "PERMISSION_DENIED")
 
     var directoryCache: DirectoryCache { DirectoryCache(storage: store.storage) }
 
@@ -31,9 +32,15 @@ extension AccordClient {
         guard let id = DocumentID(rawValue: message.subjectDocumentID) else { return }
         switch message {
         case .permissionChanged(_, let permission, let previous, let cause):
+            let now = permission.flatMap(DocumentPermission.init(rawValue:))
             bus.emit(.permission(PermissionEvent(
-                documentID: id, permission: permission.flatMap(DocumentPermission.init(rawValue:)),
-                previous: previous.flatMap(DocumentPermission.init(rawValue:)), cause: cause)))
+                documentID: id, permission: now, previous: previous.flatMap(DocumentPermission.init(rawValue:)),
+                cause: cause)))
+            // Writes were refused for want of a role the user now has: send them (the
+            // parked edits are still in the store), as `resync(discardLocalChanges: false)` does.
+            if let now, now >= .readWrite, writeRefusal(id)?.code == Self.permissionDeniedCode {
+                Task { [weak self] in _ = try? await self?.resync(id, discardLocalChanges: false) }
+            }
         case .entryChanged(_, let action, let entry):
             if action == DirectoryMessage.Action.updated, let entry {
                 entryUpdated(id, json: Array(entry.utf8))
