@@ -54,10 +54,16 @@ extension ErrorCode {
     /// A user's root document is never shared, transferred or deleted (REST 403).
     public static let rootDocumentProtected = ErrorCode(rawValue: "ROOT_DOCUMENT_PROTECTED")
 
+    /// REST: no collection has that id (HTTP 404).
+    public static let collectionNotFound = ErrorCode(rawValue: "COLLECTION_NOT_FOUND")
+    /// REST: a collection with that id exists already (HTTP 409).
+    public static let collectionExists = ErrorCode(rawValue: "COLLECTION_EXISTS")
+
     /// Every code defined by AccordServer, for golden tests and documentation.
     public static let allServerCodes: [ErrorCode] = [
         .unauthenticated, .permissionDenied, .docAccessDenied, .documentUnavailable, .messageTooLarge,
         .documentTooLarge, .rateLimited, .awarenessClientTaken, .slowConsumer, .tooManyConnections, .tooManyRooms,
         .tooManyDocuments, .quotaExceeded, .metadataTooLarge, .documentDeleted, .aliasExists, .rootDocumentProtected,
+        .collectionNotFound, .collectionExists,
     ]
 }

@@ -10,7 +10,7 @@ import AccordServer
             "UNAUTHENTICATED", "PERMISSION_DENIED", "DOC_ACCESS_DENIED", "DOCUMENT_UNAVAILABLE", "MESSAGE_TOO_LARGE",
             "DOCUMENT_TOO_LARGE", "RATE_LIMITED", "AWARENESS_CLIENT_TAKEN", "SLOW_CONSUMER", "TOO_MANY_CONNECTIONS",
             "TOO_MANY_ROOMS", "TOO_MANY_DOCUMENTS", "QUOTA_EXCEEDED", "METADATA_TOO_LARGE", "DOCUMENT_DELETED",
-            "ALIAS_EXISTS", "ROOT_DOCUMENT_PROTECTED",
+            "ALIAS_EXISTS", "ROOT_DOCUMENT_PROTECTED", "COLLECTION_NOT_FOUND", "COLLECTION_EXISTS",
         ]
         #expect(ErrorCode.allServerCodes.map(\.rawValue) == expected)
         #expect(Set(ErrorCode.allServerCodes).isDisjoint(with: ErrorCode.allCRDTCodes + ErrorCode.allStoreCodes))

@@ -20,6 +20,7 @@ extension DocumentDirectory {
         try documents.delete(id)
         try access.removeAccess(id)
         try setDetails(DocumentDetails(), for: id)
+        try access.collections.removeEverywhere(id)
         for raw in (row?.groups ?? [:]).keys {
             if let group = GroupKey(rawValue: raw) { try access.groups.setGranted(id, to: group, false) }
         }

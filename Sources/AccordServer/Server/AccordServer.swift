@@ -134,6 +134,10 @@ public final class AccordServer: Sendable {
                 for id in (try? directory.access.groups.documents(of: group)) ?? [] { hub.accessChanged(id) }
             }
         ).register(in: &routes)
+        CollectionsAPI(
+            directory: directory, authenticate: authenticate, directoryChanged: { hub.directoryChanged($0) },
+            accessChanged: { hub.accessChanged($0) }
+        ).register(in: &routes)
 
         var network = WebSocketServer.Configuration(
             host: configuration.host, port: configuration.port, routes: routes,

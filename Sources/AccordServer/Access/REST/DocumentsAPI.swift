@@ -122,10 +122,9 @@ public struct DocumentsAPI: Sendable {
     /// The caller's role if it is at least `minimum`: `DOC_ACCESS_DENIED` without any
     /// role (also when the document has no access row), `PERMISSION_DENIED` below it.
     static func requireRole(
-        _ minimum: Role, of user: String, in access: DocumentAccess?, on id: DocumentID, groups: GroupStore
+        _ minimum: Role, of user: String, in access: DocumentAccess?, on id: DocumentID, groups store: AccessStore
     ) throws(AccordError) -> Role {
-        let userGroups = access?.groups == nil ? [] : try groups.groups(of: user)
-        guard let role = access?.role(of: user, inGroups: userGroups) else {
+        guard let role = try store.effectiveRole(of: user, in: access, on: id) else {
             throw AccordError(.docAccessDenied, "no access to document \(id)", details: ["document": id.rawValue])
         }
         guard role >= minimum else {
