@@ -21,6 +21,7 @@ extension DocumentDirectory {
         try access.removeAccess(id)
         try setDetails(DocumentDetails(), for: id)
         try access.collections.removeEverywhere(id)
+        try setAccessRequests([], for: id)
         for raw in (row?.groups ?? [:]).keys {
             if let group = GroupKey(rawValue: raw) { try access.groups.setGranted(id, to: group, false) }
         }

@@ -116,7 +116,8 @@ public final class AccordServer: Sendable {
         }
         let documentsAPI = DocumentsAPI(
             directory: directory, authenticate: authenticate, accessChanged: { hub.accessChanged($0) },
-            directoryChanged: { hub.directoryChanged($0) })
+            directoryChanged: { hub.directoryChanged($0) },
+            now: { [now = configuration.now] in Date(timeIntervalSince1970: Double(now()) / 1000) })
         documentsAPI.register(in: &routes)
         let schemas = RecordsSchemaStore(storage: documents.storage)
         RecordsAPI(

@@ -1,5 +1,6 @@
 public import AccordCRDT
 public import AccordNet
+public import Foundation
 import AccordStore
 
 /// The REST API for documents and their permissions (JSON in and out; the shapes are in
@@ -32,6 +33,8 @@ public struct DocumentsAPI: Sendable {
     let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> String
     let accessChanged: @Sendable (DocumentID) -> Void
     let directoryChanged: @Sendable (DirectoryChange) -> Void
+    /// The clock of access requests (their 30-day expiry).
+    let now: @Sendable () -> Date
 
     /// - Parameters:
     ///   - authenticate: the caller's user id for a request, or `UNAUTHENTICATED`. The
@@ -46,8 +49,10 @@ public struct DocumentsAPI: Sendable {
         directory: DocumentDirectory,
         authenticate: @escaping @Sendable (HTTPRequest) throws(AccordError) -> String,
         accessChanged: @escaping @Sendable (DocumentID) -> Void,
-        directoryChanged: @escaping @Sendable (DirectoryChange) -> Void = { _ in }
+        directoryChanged: @escaping @Sendable (DirectoryChange) -> Void = { _ in },
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.now = now
         self.directory = directory
         self.authenticate = authenticate
         self.accessChanged = accessChanged
@@ -94,6 +99,9 @@ public struct DocumentsAPI: Sendable {
             case .linkAccess(let id): return try linkAccess(request, try documentID(id), user: user)
             case .owner(let id): return try transferOwnership(request, try documentID(id), user: user)
             case .groups(let id): return try groupGrant(request, try documentID(id), user: user)
+            case .accessRequests(let id): return try accessRequests(request, try documentID(id), user: user)
+            case .accessRequestDecision(let id, let requestID, let approve):
+                return try decideAccessRequest(try documentID(id), requestID, approve: approve, user: user)
             }
         } catch {
             return RESTError.response(error)
@@ -125,7 +133,10 @@ public struct DocumentsAPI: Sendable {
         _ minimum: Role, of user: String, in access: DocumentAccess?, on id: DocumentID, groups store: AccessStore
     ) throws(AccordError) -> Role {
         guard let role = try store.effectiveRole(of: user, in: access, on: id) else {
-            throw AccordError(.docAccessDenied, "no access to document \(id)", details: ["document": id.rawValue])
+            // A root document is never shared, so asking for access to it is pointless.
+            throw AccordError(
+                .docAccessDenied, "no access to document \(id)",
+                details: ["document": id.rawValue, "canRequestAccess": access?.isRoot == true ? "false" : "true"])
         }
         guard role >= minimum else {
             throw AccordError(

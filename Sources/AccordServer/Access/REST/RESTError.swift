@@ -26,8 +26,8 @@ public enum RESTError {
         switch code {
         case .unauthenticated: 401
         case .docAccessDenied, .permissionDenied, .rootDocumentProtected: 403
-        case .documentNotFound, .collectionNotFound: 404
-        case .documentExists, .aliasExists, .collectionExists: 409
+        case .documentNotFound, .collectionNotFound, .accessRequestNotFound: 404
+        case .documentExists, .aliasExists, .collectionExists, .accessRequestResolved: 409
         case .invalidArgument, .malformedJSON, .metadataTooLarge: 400
         case .tooManyDocuments: 429
         default: 500
