@@ -52,8 +52,8 @@ extension AccordClient {
         }
     }
 
-    /// The server's entry for a document: cached, the store's title and tags brought in
-    /// line, and an `updated` event when it differs from what was cached.
+    /// The server's entry for a document: cached, and an `updated` event when it differs
+    /// from what was cached.
     func entryUpdated(_ id: DocumentID, json: [UInt8]) {
         guard !isStopped else { return }  // logged out: the store may be wiped
         do throws(AccordError) {
@@ -63,15 +63,8 @@ extension AccordClient {
             try directoryCache.store(json, for: id)
             // The server has the document: nothing left to announce.
             if directoryState.pending.remove(id) != nil { try directoryCache.clearPendingCreate(id) }
-            if try store.contains(id) {
-                let local = try store.metadata(id)
-                if local.title != info.title || local.tags != info.tags {
-                    try store.updateMetadata(id) { entry in
-                        entry.title = info.title
-                        entry.tags = info.tags
-                    }
-                }
-            }
+            // The store's own title and tags stay as the device set them: layers above
+            // (AccordDatabase) name their documents by them. The server's are in the cache.
             guard previous?.cached != info.cached else { return }
             bus.emit(.metadataChanged(DocumentMetadataChangedEvent(documentID: id, action: .updated, document: info.cached)))
         } catch {
