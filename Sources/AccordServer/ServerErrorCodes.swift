@@ -72,11 +72,22 @@ extension ErrorCode {
     /// disk gone); REST 503, so a load balancer sends new connections elsewhere.
     public static let serverNotReady = ErrorCode(rawValue: "SERVER_NOT_READY")
 
+    /// REST: no collection has that id (HTTP 404).
+    public static let collectionNotFound = ErrorCode(rawValue: "COLLECTION_NOT_FOUND")
+    /// REST: a collection with that id exists already (HTTP 409).
+    public static let collectionExists = ErrorCode(rawValue: "COLLECTION_EXISTS")
+
+    /// REST: the document has no access request with that id (HTTP 404).
+    public static let accessRequestNotFound = ErrorCode(rawValue: "ACCESS_REQUEST_NOT_FOUND")
+    /// REST: the access request was approved, denied or expired already (HTTP 409).
+    public static let accessRequestResolved = ErrorCode(rawValue: "ACCESS_REQUEST_RESOLVED")
+
     /// Every code defined by AccordServer, for golden tests and documentation.
     public static let allServerCodes: [ErrorCode] = [
         .unauthenticated, .permissionDenied, .docAccessDenied, .documentUnavailable, .messageTooLarge,
         .documentTooLarge, .rateLimited, .awarenessClientTaken, .slowConsumer, .tooManyConnections, .tooManyRooms,
         .tooManyDocuments, .quotaExceeded, .metadataTooLarge, .documentDeleted, .aliasExists, .rootDocumentProtected,
         .blobTooLarge, .blobUploadOffsetMismatch, .blobUploadInProgress, .serverNotReady,
+        .collectionNotFound, .collectionExists, .accessRequestNotFound, .accessRequestResolved,
     ]
 }

@@ -119,7 +119,12 @@ struct DirectoryBenchmark {
             case "--documents": bench.documents = try words.count(arg)
             case "--samples": bench.samples = try words.count(arg)
             case "--dir": bench.directory = try words.value(arg)
-            case "--members": bench.members = try words.count(arg)
+            case "--members":
+                let text = try words.value(arg)
+                guard let members = Int(text), members >= 0 else {
+                    throw BenchFailure.usage("--members needs a whole number >= 0, not '\(text)'")
+                }
+                bench.members = members
             default: throw BenchFailure.usage("unexpected argument '\(arg)'")
             }
         }

@@ -1,7 +1,7 @@
 import AccordCRDT
 import AccordServer
 
-/// `accord token --sub <user> [--ttl <seconds>] [--channels <pattern>] [--secret-file <path>]`: mints a bearer
+/// `accord token --sub <user> [--ttl <seconds>] [--channels <pattern>] [--admin] [--secret-file <path>]`: mints a bearer
 /// token with the server's secret, for operators and scripts (the server has no login;
 /// whoever holds the secret issues tokens).
 enum TokenCommand {
@@ -16,6 +16,7 @@ enum TokenCommand {
         let ttlText = try args.removeOption("--ttl")
         let secretFile = try args.removeOption("--secret-file")
         let channelsText = try args.removeOption("--channels")
+        let admin = args.removeFlag("--admin")
         if let extra = try args.positionals().first {
             throw AccordCommand.usageError("unexpected argument '\(extra)'", help: "accord token --help")
         }
@@ -43,6 +44,6 @@ enum TokenCommand {
             }
         }
         let authority = try TokenAuthority(secret: ServerSecret.load(secretFile: secretFile))
-        Output.print(authority.mint(subject: subject, ttl: Double(ttl), channels: channels))
+        Output.print(authority.mint(subject: subject, ttl: Double(ttl), channels: channels, admin: admin))
     }
 }

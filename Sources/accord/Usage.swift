@@ -9,7 +9,7 @@ enum Usage {
           accord yjs merge <update>... -o <file>   merge Yjs update v1 files into one update
           accord yjs inspect <update> [--json]     show what a Yjs update v1 file holds
           accord serve [--dev] [--port <n>] ...    run the sync server (see 'accord serve --help')
-          accord token --sub <user> [--ttl <seconds>] [--channels <pattern>] [--secret-file <path>]
+          accord token --sub <user> [--ttl <seconds>] [--channels <pattern>] [--admin] [--secret-file <path>]
                                                    mint a bearer token for the sync server
           accord records put|query|count|aggregate --store <file> --schema <file> ...
                                                    typed records in a client store
@@ -176,10 +176,12 @@ enum Usage {
         accord token: mint a bearer token for the Accord sync server.
 
         Usage:
-          accord token --sub <user> [--ttl <seconds>] [--channels <pattern>] [--secret-file <path>]
+          accord token --sub <user> [--ttl <seconds>] [--channels <pattern>] [--admin] [--secret-file <path>]
               Prints an HS256 JWT whose sub is <user> and which expires <seconds>
               from now (default 3600), followed by a newline. Clients send it as
               'Authorization: Bearer <token>' or, from browsers, as '?token=<token>'.
+              --admin adds the claim "admin": true, which lets its holder manage
+              groups (/v1/admin/groups).
               --channels limits the channels the token may attach to the keys the
               pattern covers: 'room-1' is room-1 and every key under it, a '*'
               segment matches any one segment ('*.lobby'). Without it, any channel.

@@ -42,6 +42,15 @@ import Testing
         #expect(run.claims.expiresAt <= run.after.addingTimeInterval(3600))
     }
 
+    @Test func adminAddsTheAdminClaim() throws {
+        let dir = try TemporaryDirectory()
+        let environment = Self.environment(secret: Self.secret)
+        let admin = try mintAndVerify(["--sub", "ops", "--admin"], secret: Array(Self.secret.utf8), environment: environment, in: dir)
+        #expect(admin.claims.subject == "ops" && admin.claims.isAdmin)
+        let plain = try mintAndVerify(["--sub", "ops"], secret: Array(Self.secret.utf8), environment: environment, in: dir)
+        #expect(!plain.claims.isAdmin)
+    }
+
     @Test func ttlAndSecretFile() throws {
         let dir = try TemporaryDirectory()
         let fileSecret = String(repeating: "k", count: 48)
@@ -116,7 +125,7 @@ import Testing
         let result = try TemporaryDirectory().run("token", "--help")
         #expect(result.status == 0)
         #expect(result.stdout.contains("accord token --sub <user> [--ttl <seconds>]"))
-        #expect(result.stdout.contains("[--secret-file <path>]"))
+        #expect(result.stdout.contains("[--channels <pattern>] [--admin] [--secret-file <path>]"))
         #expect(result.stdout.contains("ACCORD_SECRET"))
         let main = try TemporaryDirectory().run("--help")
         #expect(main.stdout.contains("accord token --sub <user>"))

@@ -12,6 +12,7 @@ import AccordServer
             "TOO_MANY_ROOMS", "TOO_MANY_DOCUMENTS", "QUOTA_EXCEEDED", "METADATA_TOO_LARGE", "DOCUMENT_DELETED",
             "ALIAS_EXISTS", "ROOT_DOCUMENT_PROTECTED", "BLOB_TOO_LARGE",
             "BLOB_UPLOAD_OFFSET_MISMATCH", "BLOB_UPLOAD_IN_PROGRESS", "SERVER_NOT_READY",
+            "COLLECTION_NOT_FOUND", "COLLECTION_EXISTS", "ACCESS_REQUEST_NOT_FOUND", "ACCESS_REQUEST_RESOLVED",
         ]
         #expect(ErrorCode.allServerCodes.map(\.rawValue) == expected)
         #expect(Set(ErrorCode.allServerCodes).isDisjoint(with: ErrorCode.allCRDTCodes + ErrorCode.allStoreCodes))

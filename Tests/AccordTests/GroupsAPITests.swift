@@ -89,3 +89,105 @@ import AccordTesting
         for member in members + [olivia, stranger] { await member.stop() }
     }
 }
+
+/// `client.collections` against a real server: a member hears of every document in the
+/// collection, and of one added later, within a second.
+@Suite(.timeLimit(.minutes(1))) struct CollectionsAPITests {
+    @Test func aCollectionMemberHearsOfEveryDocumentInItWithinASecond() async throws {
+        let directory = try TemporaryDirectory(prefix: "accord-collections")
+        let tokens = try TokenAuthority(secret: Array("accord-collections-test-secret-0123456789".utf8))
+        var configuration = AccordServer.Configuration()
+        configuration.port = 0
+        let serverStore = try DocumentStore(path: directory.file("server.sqlite"))
+        let server = try AccordServer(configuration: configuration, documents: serverStore, tokens: tokens)
+        func client(_ user: String) throws -> AccordClient {
+            let token = tokens.mint(subject: user, ttl: 3600)
+            return try AccordClient(serverURL: "ws://127.0.0.1:\(server.port)", storePath: directory.file("\(user).sqlite")) { _ in token }
+        }
+        let olivia = try client("olivia")
+        let cora = try client("cora")
+        for device in [olivia, cora] {
+            let connected = device.expectEvent(NetworkModeEvent.self) { $0.isOnline }
+            await device.start()
+            _ = try await connected.value()
+        }
+        for id: DocumentID in ["plan", "later"] {
+            let synced = olivia.expectEvent(DocumentSyncStateChangedEvent.self) { $0.documentID == id && $0.state == .synced }
+            _ = try await olivia.documents.create(id, title: id.rawValue)
+            _ = try await synced.value()
+        }
+        let created = try await olivia.collections.create(id: "team", title: "Team")
+        #expect(created.owner == "olivia" && created.members == ["olivia": .owner])
+        try await olivia.collections.addDocument("plan", to: "team")
+
+        let told = cora.expectEvent(PermissionEvent.self) { $0.documentID == "plan" }
+        let info = try await olivia.collections.setMember("cora", permission: .reader, in: "team")
+        #expect(info.members == ["olivia": .owner, "cora": .reader] && info.documents == ["plan"])
+        let event = try await told.value(timeout: .seconds(1))
+        #expect(event.permission == .reader && event.cause == "collection")
+
+        let later = cora.expectEvent(PermissionEvent.self) { $0.documentID == "later" }
+        try await olivia.collections.addDocument("later", to: "team")
+        #expect(try await later.value(timeout: .seconds(1)).permission == .reader)
+        let page = try await cora.collections.listDocuments(collectionID: "team")
+        #expect(page.documents.map(\.id) == ["later", "plan"] && page.documents.allSatisfy { $0.source == "collection" })
+        #expect(try await cora.documents.get("later").permission == .reader)
+        let refused = await #expect(throws: AccordError.self) { try await cora.collections.addDocument("plan", to: "team") }
+        #expect(refused?.code == ErrorCode(rawValue: "PERMISSION_DENIED"))
+
+        let gone = cora.expectEvent(PermissionEvent.self) { $0.documentID == "plan" && $0.permission == nil }
+        try await olivia.collections.removeDocument("plan", from: "team")
+        _ = try await gone.value(timeout: .seconds(1))
+        await olivia.stop()
+        await cora.stop()
+        try await server.stop()
+        try serverStore.close()
+    }
+}
+
+/// Access requests through `client.documents` against a real server: asked, approved,
+/// and the requester hears of the grant within a second.
+@Suite(.timeLimit(.minutes(1))) struct AccessRequestAPITests {
+    @Test func aRequesterIsToldOfTheApprovalWithinASecond() async throws {
+        let directory = try TemporaryDirectory(prefix: "accord-access-requests")
+        let tokens = try TokenAuthority(secret: Array("accord-access-requests-secret-0123456789".utf8))
+        var configuration = AccordServer.Configuration()
+        configuration.port = 0
+        let serverStore = try DocumentStore(path: directory.file("server.sqlite"))
+        let server = try AccordServer(configuration: configuration, documents: serverStore, tokens: tokens)
+        func client(_ user: String) throws -> AccordClient {
+            let token = tokens.mint(subject: user, ttl: 3600)
+            return try AccordClient(serverURL: "ws://127.0.0.1:\(server.port)", storePath: directory.file("\(user).sqlite")) { _ in token }
+        }
+        let olivia = try client("olivia")
+        let max = try client("max")
+        for device in [olivia, max] {
+            let connected = device.expectEvent(NetworkModeEvent.self) { $0.isOnline }
+            await device.start()
+            _ = try await connected.value()
+        }
+        let synced = olivia.expectEvent(DocumentSyncStateChangedEvent.self) { $0.state == .synced }
+        _ = try await olivia.documents.create("plan", title: "Plan")
+        _ = try await synced.value()
+
+        let denied = await #expect(throws: AccordError.self) { try await max.documents.get("plan") }
+        #expect(denied?.details["canRequestAccess"] == "true")
+        let asked = try await max.documents.requestAccess("plan", permission: .reader, message: "may I?")
+        #expect(asked.status == "pending" && asked.message == "may I?")
+        let listed = try await olivia.documents.listAccessRequests("plan")
+        #expect(listed.map(\.user) == ["max"])
+
+        let told = max.expectEvent(PermissionEvent.self) { $0.documentID == "plan" }
+        let approved = try await olivia.documents.approveAccessRequest("plan", requestID: asked.id)
+        #expect(approved.status == "approved" && approved.resolvedBy == "olivia")
+        #expect(try await told.value(timeout: .seconds(1)).permission == .reader)
+        let again = await #expect(throws: AccordError.self) {
+            try await olivia.documents.denyAccessRequest("plan", requestID: asked.id)
+        }
+        #expect(again?.code == ErrorCode(rawValue: "ACCESS_REQUEST_RESOLVED") && again?.httpStatus == 409)
+        await olivia.stop()
+        await max.stop()
+        try await server.stop()
+        try serverStore.close()
+    }
+}

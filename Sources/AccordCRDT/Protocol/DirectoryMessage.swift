@@ -39,6 +39,8 @@ public enum DirectoryMessage: Hashable, Sendable {
         public static let create = "create"
         /// The user joined or left a group granted the document, or a group's grant changed.
         public static let group = "group"
+        /// A collection holding the document gained or lost it, or the user's role on the collection changed.
+        public static let collection = "collection"
     }
 
     /// The wire strings of permissions (the server's roles).

@@ -28,10 +28,22 @@ public final class AccessStore: Sendable {
     let listing = NSLock()
     /// Group membership and the documents granted to each group.
     public let groups: GroupStore
+    /// Collections and the documents in them.
+    public let collections: CollectionStore
 
     public init(storage: SerialStorage) {
         self.storage = storage
         self.groups = GroupStore(storage: storage)
+        self.collections = CollectionStore(storage: storage)
+    }
+
+    /// The user's effective role on a document with this row: their own grant, the link
+    /// floor, their groups' grants and their collections' grants, the highest counting.
+    public func effectiveRole(of user: String, in row: DocumentAccess?, on id: DocumentID) throws(AccordError) -> Role? {
+        guard let row else { return nil }
+        let direct = row.role(of: user, inGroups: row.groups == nil ? [] : try groups.groups(of: user))
+        guard direct != .owner, let collected = try collections.role(of: user, on: id) else { return direct }
+        return max(direct ?? collected, collected)
     }
 
     /// The access row of a document, or nil when it has none.
@@ -44,8 +56,7 @@ public final class AccessStore: Sendable {
     /// The user's effective role on a document (see ``DocumentAccess/role(of:)``); nil
     /// when the document has no access row or the user no access.
     public func role(of user: String, on id: DocumentID) throws(AccordError) -> Role? {
-        guard let row = try access(id) else { return nil }
-        return row.role(of: user, inGroups: row.groups == nil ? [] : try groups.groups(of: user))
+        try effectiveRole(of: user, in: try access(id), on: id)
     }
 
     /// Stores a document's access row, replacing any row it had.

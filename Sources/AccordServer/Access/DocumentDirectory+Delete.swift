@@ -23,6 +23,8 @@ extension DocumentDirectory {
         try documents.delete(id)
         try access.removeAccess(id)
         try setDetails(DocumentDetails(), for: id)
+        try access.collections.removeEverywhere(id)
+        try setAccessRequests([], for: id)
         for raw in (row?.groups ?? [:]).keys {
             if let group = GroupKey(rawValue: raw) { try access.groups.setGranted(id, to: group, false) }
         }

@@ -14,7 +14,7 @@ public struct DocumentDirectory: Sendable {
     /// Ids ending in these are not created: the REST API reads a path that ends so as a
     /// sub-resource (`/v1/documents/{id}/permissions`), so such a document could never be
     /// addressed (paths arrive URL-decoded, so `%2F` cannot tell the cases apart).
-    static let reservedSuffixes = ["/permissions", "/link-access", "/owner", "/groups"]
+    static let reservedSuffixes = ["/permissions", "/link-access", "/owner", "/groups", "/access-requests"]
 
     public init(documents: DocumentStore, access: AccessStore, creationQuota: CreationQuota? = nil) {
         self.documents = documents
@@ -49,6 +49,12 @@ public struct DocumentDirectory: Sendable {
         if BlobsRoute.isReserved(documentID: id.rawValue) {
             throw AccordError(
                 .invalidArgument, "a document id may not end in /blobs or /blobs/<sha256> (the REST API reserves it)",
+                details: ["document": id.rawValue])
+        }
+        // Access-request decisions end in `/access-requests/{request}/approve|deny`.
+        if id.rawValue.utf8.firstRange(of: "/access-requests/".utf8) != nil {
+            throw AccordError(
+                .invalidArgument, "a document id may not contain /access-requests/ (the REST API reserves it)",
                 details: ["document": id.rawValue])
         }
         // The records routes take the id to end at the first `/records/` (RecordsRoute).

@@ -106,9 +106,16 @@ extension TokenAuthority {
         guard let expiresAt = try numericDate(payload, "exp") else {
             throw TokenRejection.invalidClaims.error("the token has no exp (a number of seconds since 1970)")
         }
+        // `admin` is true, false or absent; anything else is a token nobody should trust.
+        let isAdmin: Bool
+        switch payload["admin"] {
+        case nil, .bool(false)?: isAdmin = false
+        case .bool(true)?: isAdmin = true
+        default: throw TokenRejection.invalidClaims.error("the token's admin claim is not true or false")
+        }
         return TokenClaims(
             subject: subject, expiresAt: expiresAt, notBefore: try numericDate(payload, "nbf"),
-            issuedAt: try numericDate(payload, "iat"), channels: try channelPattern(payload))
+            issuedAt: try numericDate(payload, "iat"), channels: try channelPattern(payload), isAdmin: isAdmin)
     }
 
     /// The `channels` claim: nil when absent, `invalid-claims` when it is not a string

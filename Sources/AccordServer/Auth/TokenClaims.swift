@@ -16,14 +16,19 @@ public struct TokenClaims: Sendable, Hashable {
     /// The token's `channels` claim, if any: the channels its holder may attach. Without
     /// it, any channel.
     public var channels: ChannelKeyPattern?
+    /// The token's `admin` claim (`true`): its holder may manage groups (the admin group
+    /// routes), like the users named in ``AccordServer/Configuration/adminUsers``.
+    public var isAdmin: Bool
 
     public init(
-        subject: String, expiresAt: Date, notBefore: Date? = nil, issuedAt: Date? = nil, channels: ChannelKeyPattern? = nil
+        subject: String, expiresAt: Date, notBefore: Date? = nil, issuedAt: Date? = nil,
+        channels: ChannelKeyPattern? = nil, isAdmin: Bool = false
     ) {
         self.subject = subject
         self.expiresAt = expiresAt
         self.notBefore = notBefore
         self.issuedAt = issuedAt
         self.channels = channels
+        self.isAdmin = isAdmin
     }
 }

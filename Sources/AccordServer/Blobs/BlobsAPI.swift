@@ -85,7 +85,7 @@ public struct BlobsAPI: Sendable {
         }
         if admins.contains(user) { return .owner }
         return try DocumentsAPI.requireRole(
-            minimum, of: user, in: try directory.access.access(id), on: id, groups: directory.access.groups)
+            minimum, of: user, in: try directory.access.access(id), on: id, groups: directory.access)
     }
 
     func isReferenced(_ hash: BlobHash, by id: DocumentID) throws(AccordError) -> Bool {

@@ -40,16 +40,27 @@ struct DirectoryNotice: Hashable, Sendable {
     ///     concerned too); `groupsOf` the groups a user belongs to, for their roles.
     static func plan(
         _ change: DirectoryChange, current: DocumentAccess?, joined: Set<String>, groupMembers: Set<String> = [],
-        groupsOf: (String) -> Set<GroupKey> = { _ in [] }
+        groupsOf: (String) -> Set<GroupKey> = { _ in [] }, collectionRole: (String) -> Role? = { _ in nil }
     ) -> [DirectoryNotice] {
         let joined = joined.union(groupMembers)
+        // A collection's grant counts too (unchanged by these changes, so before = after for it).
+        func role(_ row: DocumentAccess, _ user: String, _ groups: Set<GroupKey>) -> Role? {
+            let direct = row.role(of: user, inGroups: groups)
+            guard direct != .owner, let collected = collectionRole(user) else { return direct }
+            return max(direct ?? collected, collected)
+        }
         switch change {
         case .membership:
             return []  // per document, see SyncHub.publishMembership
+        case .roles(_, let transitions, let cause):
+            return transitions.filter { $0.before != $0.after }.sorted { $0.user < $1.user }.map {
+                DirectoryNotice(
+                    user: $0.user, permission: ($0.before, $0.after, cause), entry: $0.after.map(Entry.updated) ?? .deleted)
+            }
         case .access(_, let before, let after, let cause):
             return users(before, after, joined).compactMap { user in
                 let groups = groupsOf(user)
-                let old = before.role(of: user, inGroups: groups), new = after.role(of: user, inGroups: groups)
+                let old = role(before, user, groups), new = role(after, user, groups)
                 guard old != new else { return nil }
                 return DirectoryNotice(
                     user: user, permission: (old, new, cause), entry: new.map(Entry.updated) ?? .deleted)
@@ -57,14 +68,14 @@ struct DirectoryNotice: Hashable, Sendable {
         case .entry:
             guard let current else { return [] }
             return users(current, current, joined).compactMap { user in
-                current.role(of: user, inGroups: groupsOf(user)).map { DirectoryNotice(user: user, permission: nil, entry: .updated($0)) }
+                role(current, user, groupsOf(user)).map { DirectoryNotice(user: user, permission: nil, entry: .updated($0)) }
             }
         case .created(_, let owner):
             return [DirectoryNotice(
                 user: owner, permission: (nil, .owner, DirectoryMessage.Cause.create), entry: .updated(.owner))]
         case .deleted(_, let before):
             return users(before, before, joined).compactMap { user in
-                before.role(of: user, inGroups: groupsOf(user)).map {
+                role(before, user, groupsOf(user)).map {
                     DirectoryNotice(user: user, permission: ($0, nil, DirectoryMessage.Cause.delete), entry: .deleted)
                 }
             }

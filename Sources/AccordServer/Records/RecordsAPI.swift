@@ -100,7 +100,7 @@ struct RecordsAPI: Sendable {
         guard try directory.documents.contains(document) else {
             throw AccordError(.documentNotFound, "no document \(document)", details: ["document": document.rawValue])
         }
-        _ = try DocumentsAPI.requireRole(minimum, of: user, in: try directory.access.access(document), on: document, groups: directory.access.groups)
+        _ = try DocumentsAPI.requireRole(minimum, of: user, in: try directory.access.access(document), on: document, groups: directory.access)
     }
 
     /// The schema of `model` in `document`'s registered models.

@@ -162,7 +162,8 @@ public final class AccordServer: Sendable {
             blobs: BlobsAPI(
                 blobs: blobs, authenticate: authenticate, collectionRequested: { collector.request() },
                 admins: configuration.adminUsers),
-            directoryChanged: { hub.directoryChanged($0) })
+            directoryChanged: { hub.directoryChanged($0) },
+            now: { [now = configuration.now] in Date(timeIntervalSince1970: Double(now()) / 1000) })
         documentsAPI.register(in: &routes)
         let schemas = RecordsSchemaStore(storage: documents.storage)
         RecordsAPI(
@@ -173,11 +174,16 @@ public final class AccordServer: Sendable {
             .register(in: &routes)
         GroupsAPI(
             directory: directory, admins: configuration.adminUsers, authenticate: authenticate,
+            adminClaim: { request in (try? tokens.authenticate(request).isAdmin) == true },
             membershipChanged: { group, added, removed in
                 hub.directoryChanged(.membership(group, added: added, removed: removed))
                 // A removed member's connections are re-checked now, so their next message is refused.
                 for id in (try? directory.access.groups.documents(of: group)) ?? [] { hub.accessChanged(id) }
             }
+        ).register(in: &routes)
+        CollectionsAPI(
+            directory: directory, authenticate: authenticate, directoryChanged: { hub.directoryChanged($0) },
+            accessChanged: { hub.accessChanged($0) }
         ).register(in: &routes)
 
         var network = WebSocketServer.Configuration(

@@ -35,15 +35,17 @@ extension SyncHub {
             granted = Set((before.groups ?? [:]).keys).union((after.groups ?? [:]).keys)
         case .deleted(_, let before): granted = Set((before.groups ?? [:]).keys)
         case .entry: granted = Set((current?.groups ?? [:]).keys)
-        case .created, .membership: break
+        case .created, .membership, .roles: break
         }
         var groupMembers: Set<String> = []
         for raw in granted {
             if let group = GroupKey(rawValue: raw) { groupMembers.formUnion((try? groups.members(of: group)) ?? []) }
         }
+        let collections = directory.access.collections
+        groupMembers.formUnion((try? collections.users(on: id)) ?? [])
         let notices = DirectoryNotice.plan(
             change, current: current, joined: joinedUsers(id), groupMembers: groupMembers,
-            groupsOf: { (try? groups.groups(of: $0)) ?? [] }
+            groupsOf: { (try? groups.groups(of: $0)) ?? [] }, collectionRole: { try? collections.role(of: $0, on: id) }
         ).filter { eventConnections[$0.user] != nil }
         send(notices, about: id)
     }

@@ -8,6 +8,7 @@ public import AccordStore
 extension AccordClient {
     /// The server's code for a document deleted on it (`docs/server-api.md`).
     static let documentDeletedCode = ErrorCode(rawValue: "DOCUMENT_DELETED")
+    static let permissionDeniedCode = ErrorCode(rawValue: "PERMISSION_DENIED")
 
     var directoryCache: DirectoryCache { DirectoryCache(storage: store.storage) }
 
@@ -31,9 +32,15 @@ extension AccordClient {
         guard let id = DocumentID(rawValue: message.subjectDocumentID) else { return }
         switch message {
         case .permissionChanged(_, let permission, let previous, let cause):
+            let now = permission.flatMap(DocumentPermission.init(rawValue:))
             bus.emit(.permission(PermissionEvent(
-                documentID: id, permission: permission.flatMap(DocumentPermission.init(rawValue:)),
-                previous: previous.flatMap(DocumentPermission.init(rawValue:)), cause: cause)))
+                documentID: id, permission: now, previous: previous.flatMap(DocumentPermission.init(rawValue:)),
+                cause: cause)))
+            // Writes were refused for want of a role the user now has: send them (the
+            // parked edits are still in the store), as `resync(discardLocalChanges: false)` does.
+            if let now, now >= .readWrite, writeRefusal(id)?.code == Self.permissionDeniedCode {
+                Task { [weak self] in _ = try? await self?.resync(id, discardLocalChanges: false) }
+            }
         case .entryChanged(_, let action, let entry):
             if action == DirectoryMessage.Action.updated, let entry {
                 entryUpdated(id, json: Array(entry.utf8))
@@ -45,8 +52,8 @@ extension AccordClient {
         }
     }
 
-    /// The server's entry for a document: cached, the store's title and tags brought in
-    /// line, and an `updated` event when it differs from what was cached.
+    /// The server's entry for a document: cached, and an `updated` event when it differs
+    /// from what was cached.
     func entryUpdated(_ id: DocumentID, json: [UInt8]) {
         guard !isStopped else { return }  // logged out: the store may be wiped
         do throws(AccordError) {
@@ -56,23 +63,8 @@ extension AccordClient {
             try directoryCache.store(json, for: id)
             // The server has the document: nothing left to announce.
             if directoryState.pending.remove(id) != nil { try directoryCache.clearPendingCreate(id) }
-            if try store.contains(id) {
-                // The server's title and tags win when they changed there (a rename on
-                // another device), and fill in what this device lacks; a first entry
-                // never blanks what was set here for a document the server was never
-                // told about (made through the store directly: the JSON database names
-                // its collection documents so, and finds them by that title).
-                let local = try store.metadata(id)
-                let changedThere = previous.map { $0.title != info.title || $0.tags != info.tags } ?? false
-                let title = changedThere || local.title.isEmpty ? info.title : local.title
-                let tags = changedThere || local.tags.isEmpty ? info.tags : local.tags
-                if local.title != title || local.tags != tags {
-                    try store.updateMetadata(id) { entry in
-                        entry.title = title
-                        entry.tags = tags
-                    }
-                }
-            }
+            // The store's own title and tags stay as the device set them: layers above
+            // (AccordDatabase) name their documents by them. The server's are in the cache.
             guard previous?.cached != info.cached else { return }
             bus.emit(.metadataChanged(DocumentMetadataChangedEvent(documentID: id, action: .updated, document: info.cached)))
         } catch {

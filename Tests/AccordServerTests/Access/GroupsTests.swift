@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 import AccordCRDT
 import AccordStore
@@ -163,6 +166,21 @@ import AccordServer
         try await eventually("dana told of the removal") { permissions(dana).last == "read-write>- group" }
         let emptied = try await server.request("GET", "/v1/groups/team/design/documents", user: "dana")
         #expect(((emptied.json as? [String: Any])?["documents"] as? [Any])?.count == 0)
+        try await server.stop()
+    }
+
+    @Test func aTokenWithTheAdminClaimManagesGroups() async throws {
+        let server = try await server()
+        let token = server.tokens.mint(subject: "ops", ttl: 3600, admin: true)
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/v1/admin/groups/team/design/members")!)
+        request.httpMethod = "PUT"
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.httpBody = Data(#"{"users":["zed"]}"#.utf8)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(String(decoding: data, as: UTF8.self))")
+        #expect(try server.server.directory.access.groups.members(of: GroupKey(groupType: "team", groupID: "design")) == ["gus", "zed"])
+        // The same user without the claim is refused.
+        #expect(try await server.request("GET", "/v1/admin/groups/team/design", user: "ops").errorCode == "PERMISSION_DENIED")
         try await server.stop()
     }
 

@@ -126,7 +126,8 @@ import AccordServer
             documentID: "new", title: "Trip", tags: ["travel", "2027"], metadata: #"{ "color" : "red" }"#)).frame()
         ada.send(create, document: "new")
         ada.open("new")
-        try await eventually("created") { (try? server.documents.contains("new")) == true }
+        // The details row is written right after the document: wait for both.
+        try await eventually("created") { (try? server.server.directory.details("new").metadata) != nil }
         let metadata = try server.documents.metadata("new")
         #expect(metadata.title == "Trip" && metadata.tags == ["travel", "2027"])
         #expect(try server.server.directory.details("new").metadata == #"{"color":"red"}"#)

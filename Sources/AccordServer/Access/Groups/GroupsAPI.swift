@@ -11,14 +11,17 @@ import AccordStore
 /// | `DELETE /v1/admin/groups/{type}/{id}/members` `{"users":[...]}` or `?user=` | admin | the group |
 /// | `GET /v1/groups/{type}/{id}/documents?limit=&cursor=` | a member, or an admin | page of documents |
 ///
-/// Admins are the server's (`--admins`, ``AccordServer/Configuration/adminUsers``), as
-/// for the other admin routes. A membership change takes effect at once: the sync hub
+/// Admins are the server's (`--admins`, ``AccordServer/Configuration/adminUsers``, as
+/// for the other admin routes) and the holders of a token with the `admin` claim
+/// (`accord token --admin`). A membership change takes effect at once: the sync hub
 /// re-checks the open connections of every document granted to the group (a removed
 /// member's next message is refused) and tells the users whose role changed.
 struct GroupsAPI: Sendable {
     let directory: DocumentDirectory
     let admins: Set<String>
     let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> String
+    /// Whether the request's token carries the `admin` claim.
+    let adminClaim: @Sendable (HTTPRequest) -> Bool
     /// After a membership change, outside any lock.
     let membershipChanged: @Sendable (GroupKey, _ added: Set<String>, _ removed: Set<String>) -> Void
 
@@ -55,20 +58,18 @@ struct GroupsAPI: Sendable {
         do throws(AccordError) {
             let user = try UserIDRule.signedIn(authenticate(request))
             let group = try GroupKey(groupType: route.type, groupID: route.id)
+            let isAdmin = admins.contains(user) || adminClaim(request)
             if admin {
-                try requireAdmin(user)
+                guard isAdmin else {
+                    throw AccordError(
+                        .permissionDenied, "groups are managed by the server's admins", details: ["required": "admin"])
+                }
                 if route.tail == nil { return groupResponse(group, members: try groups.members(of: group)) }
                 return try changeMembers(request, group)
             }
-            return try listDocuments(request, group, user: user)
+            return try listDocuments(request, group, user: user, isAdmin: isAdmin)
         } catch {
             return RESTError.response(error)
-        }
-    }
-
-    private func requireAdmin(_ user: String) throws(AccordError) {
-        guard admins.contains(user) else {
-            throw AccordError(.permissionDenied, "groups are managed by the server's admins", details: ["required": "admin"])
         }
     }
 
@@ -103,7 +104,9 @@ struct GroupsAPI: Sendable {
     static let maxUsersPerCall = 10_000
 
     /// The documents granted to the group, by id, each as the caller sees it.
-    private func listDocuments(_ request: HTTPRequest, _ group: GroupKey, user: String) throws(AccordError) -> HTTPResponse {
+    private func listDocuments(
+        _ request: HTTPRequest, _ group: GroupKey, user: String, isAdmin: Bool
+    ) throws(AccordError) -> HTTPResponse {
         let limitText = request.queryValue("limit") ?? "50"
         guard let limit = Int(limitText), (1...200).contains(limit) else {
             throw AccordError(.invalidArgument, "limit is 1 to 200", details: ["field": "limit"])
@@ -116,7 +119,7 @@ struct GroupsAPI: Sendable {
             after = id
         }
         let userGroups = try groups.groups(of: user)
-        guard userGroups.contains(group) || admins.contains(user) else {
+        guard userGroups.contains(group) || isAdmin else {
             throw AccordError(
                 .permissionDenied, "only the group's members may list its documents",
                 details: ["groupType": group.groupType, "groupId": group.groupID])

@@ -74,7 +74,7 @@ extension DocumentsAPI {
         let access = try directory.access.access(result.id)
         // The alias is the user's, but the document may since have gone to another owner
         // who revoked them: the usual role rule still decides.
-        let role = try Self.requireRole(.reader, of: user, in: access, on: result.id, groups: directory.access.groups)
+        let role = try Self.requireRole(.reader, of: user, in: access, on: result.id, groups: directory.access)
         let metadata = try directory.documents.metadata(result.id)
         let details = try directory.details(result.id)
         let body = AliasBody(

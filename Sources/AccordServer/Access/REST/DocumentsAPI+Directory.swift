@@ -20,7 +20,7 @@ extension DocumentsAPI {
 
         try requireDocument(id)
         let access = try directory.access.access(id)
-        let role = try Self.requireRole(.readWrite, of: user, in: access, on: id, groups: directory.access.groups)
+        let role = try Self.requireRole(.readWrite, of: user, in: access, on: id, groups: directory.access)
 
         let stored = try directory.documents.metadata(id)
         var changed = false
@@ -57,7 +57,7 @@ extension DocumentsAPI {
     func deleteDocument(_ id: DocumentID, user: String) throws(AccordError) -> HTTPResponse {
         try requireDocument(id)
         let access = try directory.access.access(id)
-        _ = try Self.requireRole(.owner, of: user, in: access, on: id, groups: directory.access.groups)
+        _ = try Self.requireRole(.owner, of: user, in: access, on: id, groups: directory.access)
         try Self.refuseRoot(access, id, "deleted")
         try directory.delete(id)
         if let access { directoryChanged(.deleted(id, before: access)) }

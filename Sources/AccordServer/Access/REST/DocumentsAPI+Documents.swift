@@ -36,7 +36,7 @@ extension DocumentsAPI {
     func document(_ id: DocumentID, user: String) throws(AccordError) -> HTTPResponse {
         try requireDocument(id)
         let access = try directory.access.access(id)
-        let role = try Self.requireRole(.reader, of: user, in: access, on: id, groups: directory.access.groups)
+        let role = try Self.requireRole(.reader, of: user, in: access, on: id, groups: directory.access)
         return try documentResponse(id, role: role, owner: access?.owner ?? "")
     }
 

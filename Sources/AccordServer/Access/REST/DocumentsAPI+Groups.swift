@@ -32,7 +32,7 @@ extension DocumentsAPI {
         var before: DocumentAccess?
         let result = try directory.access.update(id) { row throws(AccordError) in
             before = row
-            _ = try Self.requireRole(.owner, of: user, in: row, on: id, groups: directory.access.groups)
+            _ = try Self.requireRole(.owner, of: user, in: row, on: id, groups: directory.access)
             if role != nil { try Self.refuseRoot(row, id, "shared") }
             row?.setGroup(group, role)
         }

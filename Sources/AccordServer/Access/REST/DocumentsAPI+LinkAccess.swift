@@ -17,7 +17,7 @@ extension DocumentsAPI {
         if request.method == .get {
             try requireDocument(id)
             let row = try directory.access.access(id)
-            _ = try Self.requireRole(.reader, of: user, in: row, on: id, groups: directory.access.groups)
+            _ = try Self.requireRole(.reader, of: user, in: row, on: id, groups: directory.access)
             return RESTJSON.response(status: 200, LinkAccessBody(row))
         }
         let floor: Role?
@@ -34,7 +34,7 @@ extension DocumentsAPI {
         var before: DocumentAccess?
         let result = try directory.access.update(id) { row throws(AccordError) in
             before = row
-            _ = try Self.requireRole(.readWrite, of: user, in: row, on: id, groups: directory.access.groups)
+            _ = try Self.requireRole(.readWrite, of: user, in: row, on: id, groups: directory.access)
             if floor != nil { try Self.refuseRoot(row, id, "shared") }
             guard row?.linkAccess != floor else { return }  // unchanged: keep who set it and when
             row?.linkAccess = floor

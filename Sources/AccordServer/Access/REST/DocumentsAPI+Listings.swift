@@ -43,8 +43,9 @@ extension DocumentsAPI {
             let after = try request.queryValue("cursor").map(Self.decodeCursor) ?? 0
             let page = try directory.sharedDocuments(of: user, tag: request.queryValue("tag"), after: after, limit: limit)
             var bodies: [DocumentBody] = []
+            let groups = try directory.access.groups.groups(of: user)
             for (metadata, access) in page.entries {
-                guard let role = access.role(of: user, inGroups: try directory.access.groups.groups(of: user)) else { continue }
+                guard let role = access.role(of: user, inGroups: groups) else { continue }
                 var body = DocumentBody(metadata, permission: role, owner: access.owner, details: try directory.details(metadata.id))
                 body.grantedBy = access.owner
                 body.source = "direct"

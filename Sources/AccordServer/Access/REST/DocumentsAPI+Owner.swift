@@ -15,7 +15,7 @@ extension DocumentsAPI {
         var before: DocumentAccess?
         let result = try directory.access.update(id) { row throws(AccordError) in
             before = row
-            _ = try Self.requireRole(.owner, of: user, in: row, on: id, groups: directory.access.groups)
+            _ = try Self.requireRole(.owner, of: user, in: row, on: id, groups: directory.access)
             try Self.refuseRoot(row, id, "transferred")
             guard var access = row, access.owner != newOwner else { return }
             access.members[access.owner] = .readWrite

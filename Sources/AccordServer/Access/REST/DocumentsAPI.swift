@@ -1,5 +1,6 @@
 public import AccordCRDT
 public import AccordNet
+public import Foundation
 import AccordStore
 
 /// The REST API for documents and their permissions (JSON in and out; the shapes are in
@@ -34,6 +35,8 @@ public struct DocumentsAPI: Sendable {
     /// The blob routes, which share the `/v1/documents` prefix (nil: not served).
     let blobs: BlobsAPI?
     let directoryChanged: @Sendable (DirectoryChange) -> Void
+    /// The clock of access requests (their 30-day expiry).
+    let now: @Sendable () -> Date
 
     /// - Parameters:
     ///   - authenticate: the caller's user id for a request, or `UNAUTHENTICATED`. The
@@ -48,8 +51,10 @@ public struct DocumentsAPI: Sendable {
         directory: DocumentDirectory,
         authenticate: @escaping @Sendable (HTTPRequest) throws(AccordError) -> String,
         accessChanged: @escaping @Sendable (DocumentID) -> Void, blobs: BlobsAPI? = nil,
-        directoryChanged: @escaping @Sendable (DirectoryChange) -> Void = { _ in }
+        directoryChanged: @escaping @Sendable (DirectoryChange) -> Void = { _ in },
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.now = now
         self.directory = directory
         self.authenticate = authenticate
         self.accessChanged = accessChanged
@@ -99,6 +104,9 @@ public struct DocumentsAPI: Sendable {
             case .linkAccess(let id): return try linkAccess(request, try documentID(id), user: user)
             case .owner(let id): return try transferOwnership(request, try documentID(id), user: user)
             case .groups(let id): return try groupGrant(request, try documentID(id), user: user)
+            case .accessRequests(let id): return try accessRequests(request, try documentID(id), user: user)
+            case .accessRequestDecision(let id, let requestID, let approve):
+                return try decideAccessRequest(try documentID(id), requestID, approve: approve, user: user)
             }
         } catch {
             return RESTError.response(error)
@@ -127,11 +135,13 @@ public struct DocumentsAPI: Sendable {
     /// The caller's role if it is at least `minimum`: `DOC_ACCESS_DENIED` without any
     /// role (also when the document has no access row), `PERMISSION_DENIED` below it.
     static func requireRole(
-        _ minimum: Role, of user: String, in access: DocumentAccess?, on id: DocumentID, groups: GroupStore
+        _ minimum: Role, of user: String, in access: DocumentAccess?, on id: DocumentID, groups store: AccessStore
     ) throws(AccordError) -> Role {
-        let userGroups = access?.groups == nil ? [] : try groups.groups(of: user)
-        guard let role = access?.role(of: user, inGroups: userGroups) else {
-            throw AccordError(.docAccessDenied, "no access to document \(id)", details: ["document": id.rawValue])
+        guard let role = try store.effectiveRole(of: user, in: access, on: id) else {
+            // A root document is never shared, so asking for access to it is pointless.
+            throw AccordError(
+                .docAccessDenied, "no access to document \(id)",
+                details: ["document": id.rawValue, "canRequestAccess": access?.isRoot == true ? "false" : "true"])
         }
         guard role >= minimum else {
             throw AccordError(

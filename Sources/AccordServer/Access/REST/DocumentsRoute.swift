@@ -21,6 +21,8 @@ enum DocumentsRoute: Equatable {
     case linkAccess(String)
     case owner(String)
     case groups(String)
+    case accessRequests(String)
+    case accessRequestDecision(String, request: String, approve: Bool)
 
     /// What a path names, regardless of method; nil when it is not ours.
     enum Resource: Equatable {
@@ -30,8 +32,11 @@ enum DocumentsRoute: Equatable {
         case linkAccess(String)
         case owner(String)
         case groups(String)
+        case accessRequests(String)
+        case accessRequestDecision(String, request: String, approve: Bool)
     }
 
+    static let accessRequestsSuffix = "/access-requests"
     static let collectionPath = "/v1/documents"
     static let documentPrefix = "/v1/documents/"
 
@@ -50,6 +55,9 @@ enum DocumentsRoute: Equatable {
             return .success(.linkAccess(id))
         case (.owner(let id), .put): return .success(.owner(id))
         case (.groups(let id), .put), (.groups(let id), .delete): return .success(.groups(id))
+        case (.accessRequests(let id), .get), (.accessRequests(let id), .post): return .success(.accessRequests(id))
+        case (.accessRequestDecision(let id, let request, let approve), .post):
+            return .success(.accessRequestDecision(id, request: request, approve: approve))
         default: return .failure(.methodNotAllowed(allowed(on: resource)))
         }
     }
@@ -65,6 +73,16 @@ enum DocumentsRoute: Equatable {
         if let id = rest.droppingSuffix("/link-access") { return .linkAccess(id) }
         if let id = rest.droppingSuffix("/owner") { return .owner(id) }
         if let id = rest.droppingSuffix("/groups") { return .groups(id) }
+        if let id = rest.droppingSuffix(accessRequestsSuffix) { return .accessRequests(id) }
+        // {id}/access-requests/{request}/approve|deny; the request id has no '/'.
+        for (verb, approve) in [("/approve", true), ("/deny", false)] {
+            guard let head = rest.droppingSuffix(verb), let slash = head.utf8.lastIndex(of: UInt8(ascii: "/")) else { continue }
+            let request = String(decoding: head.utf8[head.utf8.index(after: slash)...], as: UTF8.self)
+            let before = Array(head.utf8[..<slash])[...]
+            if !request.isEmpty, let id = before.droppingSuffix(accessRequestsSuffix) {
+                return .accessRequestDecision(id, request: request, approve: approve)
+            }
+        }
         return .document(String(decoding: rest, as: UTF8.self))
     }
 
@@ -76,6 +94,8 @@ enum DocumentsRoute: Equatable {
         case .linkAccess: [.get, .put, .delete]
         case .owner: [.put]
         case .groups: [.put, .delete]
+        case .accessRequests: [.get, .post]
+        case .accessRequestDecision: [.post]
         }
     }
 

@@ -31,8 +31,9 @@ public enum RESTError {
         switch code {
         case .unauthenticated: 401
         case .docAccessDenied, .permissionDenied, .rootDocumentProtected: 403
-        case .documentNotFound, .blobNotFound: 404
-        case .documentExists, .aliasExists, .blobUploadOffsetMismatch, .blobUploadInProgress: 409
+        case .documentNotFound, .blobNotFound, .collectionNotFound, .accessRequestNotFound: 404
+        case .documentExists, .aliasExists, .blobUploadOffsetMismatch, .blobUploadInProgress, .collectionExists,
+             .accessRequestResolved: 409
         case .blobTooLarge, .quotaExceeded: 413
         case .blobHashMismatch: 422
         case .invalidArgument, .malformedJSON, .metadataTooLarge: 400

@@ -1,0 +1,119 @@
+import Foundation
+import AccordCRDT
+import AccordStore
+
+/// Collections: a user's named set of documents whose members get a role on every
+/// document in it, now and later, on top of the documents' own grants.
+///
+/// Category `server.collection`, key = collection id, value = ``Collection`` as JSON
+/// (sorted keys). Read once into memory with a reverse index (document → collections),
+/// written through; one lock, never held while calling out.
+public final class CollectionStore: @unchecked Sendable {
+    // Invariant behind @unchecked Sendable: the dictionaries are only touched under `lock`.
+    static let category = StorageCategory("server.collection")
+
+    /// One collection. `members` holds the owner too (as `owner`).
+    public struct Collection: Codable, Sendable, Hashable {
+        public var owner: String
+        public var title: String
+        public var members: [String: Role]
+        public var documents: [String]
+    }
+
+    private let storage: SerialStorage
+    private let lock = NSLock()
+    private var loaded = false
+    private var collections: [String: Collection] = [:]
+    private var ofDocument: [String: Set<String>] = [:]
+
+    init(storage: SerialStorage) {
+        self.storage = storage
+    }
+
+    /// 1 to 128 bytes of UTF-8 without control characters or `/` (a URL path segment).
+    static func validateID(_ id: String) throws(AccordError) {
+        let count = id.utf8.count
+        guard count >= 1, count <= 128, !id.utf8.contains(UInt8(ascii: "/")),
+              !id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw AccordError(
+                .invalidArgument, "a collection id has 1 to 128 bytes of UTF-8 without control characters or '/'",
+                details: ["field": "collection"])
+        }
+    }
+
+    public func collection(_ id: String) throws(AccordError) -> Collection? {
+        try locked { collections[id] }
+    }
+
+    /// The highest role `user` has on `document` through collections (owner counts as
+    /// read-write: a document has one owner); nil when none.
+    public func role(of user: String, on document: DocumentID) throws(AccordError) -> Role? {
+        try locked {
+            var best: Role?
+            for id in ofDocument[document.rawValue] ?? [] {
+                if let role = collections[id]?.members[user], best.map({ role > $0 }) ?? true { best = role }
+            }
+            return best.map { min($0, .readWrite) }
+        }
+    }
+
+    /// Takes a deleted document out of every collection, so an id created again is in none.
+    func removeEverywhere(_ document: DocumentID) throws(AccordError) {
+        let holding = try locked { ofDocument[document.rawValue] ?? [] }
+        for id in holding.sorted() {
+            _ = try update(id) { collection in collection?.documents.removeAll { $0 == document.rawValue } }
+        }
+    }
+
+    /// The members of every collection holding `document`.
+    public func users(on document: DocumentID) throws(AccordError) -> Set<String> {
+        try locked {
+            var users: Set<String> = []
+            for id in ofDocument[document.rawValue] ?? [] { users.formUnion(collections[id]?.members.keys ?? [:].keys) }
+            return users
+        }
+    }
+
+    /// Reads, changes and writes one collection under the lock; nil `change` result
+    /// removes nothing (collections are not deleted here). Returns the collection before
+    /// and after.
+    func update(
+        _ id: String, _ change: (inout Collection?) throws(AccordError) -> Void
+    ) throws(AccordError) -> (before: Collection?, after: Collection?) {
+        try locked { () throws(AccordError) -> (before: Collection?, after: Collection?) in
+            let before = collections[id]
+            var after = before
+            try change(&after)
+            guard after != before, let stored = after else { return (before, before) }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            guard let bytes = try? encoder.encode(stored) else {
+                throw AccordError(.storageError, "cannot encode collection \(id)")
+            }
+            try storage.withAdapter { try $0.commit([.put(Self.category, key: id, value: Array(bytes))]) }
+            collections[id] = stored
+            for document in before?.documents ?? [] { ofDocument[document]?.remove(id) }
+            for document in stored.documents { ofDocument[document, default: []].insert(id) }
+            return (before, stored)
+        }
+    }
+
+    private func locked<T>(_ body: () throws(AccordError) -> T) throws(AccordError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        if !loaded {
+            for key in try storage.withAdapter({ try $0.keys(in: Self.category) }) {
+                guard let bytes = try storage.withAdapter({ try $0.read(Self.category, key: key) }),
+                      let collection = try? JSONDecoder().decode(Collection.self, from: Data(bytes))
+                else {
+                    throw AccordError(.storageCorrupt, "the collection row \(key) is unreadable", details: ["collection": key])
+                }
+                collections[key] = collection
+                for document in collection.documents { ofDocument[document, default: []].insert(key) }
+            }
+            loaded = true
+        }
+        return try body()
+    }
+}
