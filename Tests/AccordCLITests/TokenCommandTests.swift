@@ -42,6 +42,24 @@ import Testing
         #expect(run.claims.expiresAt <= run.after.addingTimeInterval(3600))
     }
 
+    @Test func channelsPatternBecomesAClaim() throws {
+        let dir = try TemporaryDirectory()
+        let run = try mintAndVerify(
+            ["--sub", "alice", "--channels", "room-1.*"], secret: Array(Self.secret.utf8),
+            environment: Self.environment(secret: Self.secret), in: dir)
+        #expect(run.claims.channels?.rawValue == "room-1.*")
+        #expect(run.claims.channels?.allows(ChannelKey(rawValue: "room-1.a.b")!) == true)
+        #expect(run.claims.channels?.allows(ChannelKey(rawValue: "room-1")!) == false)
+        let plain = try mintAndVerify(
+            ["--sub", "alice"], secret: Array(Self.secret.utf8), environment: Self.environment(secret: Self.secret), in: dir)
+        #expect(plain.claims.channels == nil)
+        let bad = try CLI.run(["token", "--sub", "alice", "--channels", "a..b"], in: dir.url,
+                              environment: Self.environment(secret: Self.secret))
+        #expect(bad.status != 0)
+        #expect(bad.stdout.isEmpty)
+        #expect(bad.stderr.contains("--channels"))
+    }
+
     @Test func ttlAndSecretFile() throws {
         let dir = try TemporaryDirectory()
         let fileSecret = String(repeating: "k", count: 48)
@@ -115,7 +133,7 @@ import Testing
     @Test func help() throws {
         let result = try TemporaryDirectory().run("token", "--help")
         #expect(result.status == 0)
-        #expect(result.stdout.contains("accord token --sub <user> [--ttl <seconds>] [--secret-file <path>]"))
+        #expect(result.stdout.contains("accord token --sub <user> [--ttl <seconds>] [--channels <pattern>] [--secret-file <path>]"))
         #expect(result.stdout.contains("ACCORD_SECRET"))
         let main = try TemporaryDirectory().run("--help")
         #expect(main.stdout.contains("accord token --sub <user>"))
