@@ -92,6 +92,7 @@ final class SyncHub: @unchecked Sendable {
                 connections[id] = nil
             }
             connectionsPerUser = [:]
+            channelRegistry = ChannelRegistry()
             rooms = [:]
             updateGauges()
             do throws(AccordError) {
