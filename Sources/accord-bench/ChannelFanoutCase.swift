@@ -17,7 +17,7 @@ import Foundation
 struct ChannelFanoutCase {
     var clients = 500
     var broadcasts = 100
-    var rate = 50
+    var rate = 20
 
     func run() async throws -> BenchRecord {
         let directory = try TemporaryDirectory(prefix: "accord-channel-bench")
@@ -38,23 +38,18 @@ struct ChannelFanoutCase {
         for index in 0..<clients {
             let socket = try await pool.connect(to: url) { event in
                 guard case .message(let bytes) = event else { return }
-                let now = ContinuousClock.now
-                guard let frame = try? MultiplexedFrame.decode(bytes), case .channel(let message)? = frame.accordMessage
-                else { return }
-                switch message {
-                case .count(_, let sessions): receipts.counted(index, sessions)
-                case .broadcast(_, _, let payload, _):
-                    book.received(payload, at: now)
-                    receipts.received(index, payload)
-                default: break
-                }
+                // Only the instant is taken here: all 500 connections share the pool's one
+                // thread, so decoding each receipt on it would add the decoding of every
+                // earlier receiver to the later ones' latency (a real client decodes
+                // only its own copy). Messages are decoded after the run.
+                receipts.arrived(index, bytes, at: ContinuousClock.now)
             }
             socket.send(attach)
             sockets.append(socket)
         }
         // Everyone attached once the last one's answer counts them all.
         let deadline = ContinuousClock.now + .seconds(60)
-        while !receipts.everyoneSees(UInt64(clients)) {
+        while !receipts.everyoneSees(UInt64(clients), book: book) {
             guard ContinuousClock.now < deadline else { throw BenchFailure("channel_fanout: attaches did not complete") }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -71,8 +66,11 @@ struct ChannelFanoutCase {
         }
         let expected = broadcasts * (clients - 1)
         let drainEnd = ContinuousClock.now + .seconds(10)
-        while book.delivered < expected, ContinuousClock.now < drainEnd { try await Task.sleep(for: .milliseconds(10)) }
+        while receipts.broadcastsArrived(book: book) < expected, ContinuousClock.now < drainEnd {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         try await Task.sleep(for: .milliseconds(200))  // room for duplicates to show up
+        _ = receipts.broadcastsArrived(book: book)
 
         await pool.stop()
         try await server.stop()
@@ -91,22 +89,55 @@ struct ChannelFanoutCase {
 }
 
 /// What each client received: counts, and how often each payload, to check that every
-/// broadcast reached every receiver exactly once. Written on the pool's thread.
+/// broadcast reached every receiver exactly once. Receipts are stored raw on the pool's
+/// thread and decoded (their instants handed to the ``LatencyBook``) when asked.
 private final class ReceiptCounter: @unchecked Sendable {
-    // Invariant: the arrays are only touched with `lock` held.
+    // Invariant: every `var` is only touched with `lock` held.
     private let lock = NSLock()
+    private var raw: [(client: Int, bytes: [UInt8], at: ContinuousClock.Instant)] = []
     private var lastCount: [UInt64]
     private var payloads: [[String: Int]]
+    private var broadcasts = 0
 
     init(clients: Int) {
         lastCount = Array(repeating: 0, count: clients)
         payloads = Array(repeating: [:], count: clients)
+        raw.reserveCapacity(1 << 16)
     }
 
-    func counted(_ client: Int, _ sessions: UInt64) { lock.withLock { lastCount[client] = sessions } }
-    func received(_ client: Int, _ payload: String) { lock.withLock { payloads[client][payload, default: 0] += 1 } }
+    func arrived(_ client: Int, _ bytes: [UInt8], at instant: ContinuousClock.Instant) {
+        lock.withLock { raw.append((client, bytes, instant)) }
+    }
 
-    func everyoneSees(_ sessions: UInt64) -> Bool { lock.withLock { lastCount.allSatisfy { $0 == sessions } } }
+    /// Decodes what arrived since the last call; returns the broadcasts so far.
+    func broadcastsArrived(book: LatencyBook) -> Int {
+        let pending = lock.withLock { () -> [(client: Int, bytes: [UInt8], at: ContinuousClock.Instant)] in
+            defer { raw.removeAll(keepingCapacity: true) }
+            return raw
+        }
+        for receipt in pending {
+            guard let frame = try? MultiplexedFrame.decode(receipt.bytes), case .channel(let message)? = frame.accordMessage
+            else { continue }
+            switch message {
+            case .count(_, let sessions):
+                lock.withLock { lastCount[receipt.client] = sessions }
+            case .broadcast(_, _, let payload, _):
+                book.received(payload, at: receipt.at)
+                lock.withLock {
+                    payloads[receipt.client][payload, default: 0] += 1
+                    broadcasts += 1
+                }
+            default:
+                break
+            }
+        }
+        return lock.withLock { broadcasts }
+    }
+
+    func everyoneSees(_ sessions: UInt64, book: LatencyBook) -> Bool {
+        _ = broadcastsArrived(book: book)
+        return lock.withLock { lastCount.allSatisfy { $0 == sessions } }
+    }
 
     func exactlyOnce(broadcasts: Int, sender: Int) -> Bool {
         lock.withLock {

@@ -51,6 +51,24 @@ import Testing
         #expect(!plain.claims.isAdmin)
     }
 
+    @Test func channelsPatternBecomesAClaim() throws {
+        let dir = try TemporaryDirectory()
+        let run = try mintAndVerify(
+            ["--sub", "alice", "--channels", "room-1.*"], secret: Array(Self.secret.utf8),
+            environment: Self.environment(secret: Self.secret), in: dir)
+        #expect(run.claims.channels?.rawValue == "room-1.*")
+        #expect(run.claims.channels?.allows(ChannelKey(rawValue: "room-1.a.b")!) == true)
+        #expect(run.claims.channels?.allows(ChannelKey(rawValue: "room-1")!) == false)
+        let plain = try mintAndVerify(
+            ["--sub", "alice"], secret: Array(Self.secret.utf8), environment: Self.environment(secret: Self.secret), in: dir)
+        #expect(plain.claims.channels == nil)
+        let bad = try CLI.run(["token", "--sub", "alice", "--channels", "a..b"], in: dir.url,
+                              environment: Self.environment(secret: Self.secret))
+        #expect(bad.status != 0)
+        #expect(bad.stdout.isEmpty)
+        #expect(bad.stderr.contains("--channels"))
+    }
+
     @Test func ttlAndSecretFile() throws {
         let dir = try TemporaryDirectory()
         let fileSecret = String(repeating: "k", count: 48)

@@ -105,7 +105,7 @@ public final class Doc {
         YArray(doc: self, type: try root(name, kind: .array))
     }
 
-    /// The root XML fragment named `name` (read-only for now: XML is preserved, not edited).
+    /// The root XML fragment named `name` (editing API in `Types/YXml+Editing.swift`).
     public func getXmlFragment(_ name: String) throws(AccordError) -> YXml {
         YXml(doc: self, type: try root(name, kind: .xmlFragment))
     }

@@ -1,7 +1,7 @@
 /// An XML node received from a peer (element, fragment, hook or XML text).
 ///
-/// XML content is decoded, kept and re-encoded unchanged; this handle reads it. A full
-/// editing API can come later.
+/// This handle reads any XML node; fragments, elements and XML texts are edited with
+/// Yjs's API (`YXml+Editing.swift`). Hooks are kept and re-encoded unchanged.
 public struct YXml {
     let doc: Doc
     let type: Int32

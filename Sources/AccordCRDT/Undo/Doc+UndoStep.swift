@@ -3,7 +3,7 @@
 extension Doc {
     /// Deletes what `item` inserted and re-inserts what it deleted, within `scope`.
     /// Returns whether anything changed. Call inside a transaction.
-    func applyStep(_ item: UndoStackItem, scope: UndoScope, stacks: [[UndoStackItem]]) -> Bool {
+    func applyStep(_ item: UndoStackItem, scope: UndoScope, stacks: [[UndoStackItem]], options: UndoManager.Options) -> Bool {
         var toDelete: [ItemRef] = []
         store.forEachItem(in: item.insertions) { store, ref in
             var current = ref
@@ -15,7 +15,8 @@ extension Doc {
             }
             if !store.items[Int(current)].deleted, store.isInside(current, anyOf: scope) { toDelete.append(current) }
         }
-        var context = Store.RedoContext(insertions: item.insertions, stacks: stacks)
+        var context = Store.RedoContext(
+            insertions: item.insertions, stacks: stacks, ignoreRemoteMapChanges: options.ignoreRemoteMapChanges)
         store.forEachItem(in: item.deletions) { store, ref in
             let found = store.items[Int(ref)]
             let id = ID(client: store.clientIDs[Int(found.client)], clock: Int(found.clock))
@@ -29,11 +30,21 @@ extension Doc {
         }
         // Children before parents, as in Yjs (the parents' deletion reaches them anyway).
         for ref in toDelete.reversed() where !store.items[Int(ref)].deleted {
+            if let filter = options.deleteFilter, !filter(deleteCandidate(ref)) { continue }
             let parent = store.items[Int(ref)].parent
             store.deleteItem(ref, &transaction)
             if parent >= 0 { store.types[Int(parent)].clearMarker() }
             changed = true
         }
         return changed
+    }
+
+    /// What a ``UndoManager/Options/deleteFilter`` sees of an item.
+    private func deleteCandidate(_ ref: ItemRef) -> UndoDeleteCandidate {
+        let item = store.items[Int(ref)]
+        let id = ID(client: store.clientIDs[Int(item.client)], clock: Int(item.clock))
+        let type: YValue? = item.kind == .type ? typeValue(Int32(item.a)) : nil
+        let text: String? = item.kind == .string ? String(decoding: store.string(of: item), as: UTF16.self) : nil
+        return UndoDeleteCandidate(id: id, length: Int(item.length), type: type, text: text, parent: typeValue(item.parent))
     }
 }

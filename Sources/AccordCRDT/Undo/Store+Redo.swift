@@ -14,6 +14,8 @@ extension Store {
         /// The steps left on the manager's two stacks (a map value one of them deleted
         /// will be brought back by it, so the copy may go after it).
         var stacks: [[UndoStackItem]]
+        /// ``UndoManager/Options/ignoreRemoteMapChanges``.
+        var ignoreRemoteMapChanges = false
     }
 
     /// Inserts a copy of deleted item `ref` where it was; returns the copy, or nil when it
@@ -44,7 +46,7 @@ extension Store {
             // children of the parent.
             left = nearestInParent(from: item.left, parentItem: parentItem, towardsLeft: true)
             right = nearestInParent(from: ref, parentItem: parentItem, towardsLeft: false)
-        } else if item.right != noItem {
+        } else if item.right != noItem, !context.ignoreRemoteMapChanges {
             // A map value that was overwritten: only redone when every later value of the
             // key is one this undo or redo removes or brings back.
             left = ref

@@ -37,6 +37,16 @@ public final class UndoManager {
         public var origin: Origin
         /// Milliseconds on any monotonic scale; a test passes a manual clock.
         public var now: () -> UInt64
+        /// Whether a tracked transaction becomes (part of) a step at all (Yjs
+        /// `captureTransaction`); nil: every one. Asked after the origin matched.
+        public var captureTransaction: ((UndoTransactionInfo) -> Bool)?
+        /// Whether an undo or redo may delete this item the step inserted (Yjs
+        /// `deleteFilter`); nil: all. A step whose deletions are all refused and that
+        /// brings nothing back changes nothing (and the next step is tried).
+        public var deleteFilter: ((UndoDeleteCandidate) -> Bool)?
+        /// Bring a map value back even when another replica wrote the key since (Yjs
+        /// `ignoreRemoteMapChanges`); by default such a value is left as the other wrote it.
+        public var ignoreRemoteMapChanges = false
 
         public static let defaultMaxDepth = 50
 
@@ -190,6 +200,8 @@ public final class UndoManager {
     private func record(_ tr: inout TransactionState) {
         let ownStep = undoing || redoing
         guard tr.local, ownStep || options.trackedOrigins.contains(tr.origin), doc.changedInside(scope, tr) else { return }
+        if !ownStep, let capture = options.captureTransaction,
+           !capture(UndoTransactionInfo(origin: tr.origin, isLocal: tr.local)) { return }
         if undoing {
             // The next undo must not join the step this one pushes.
             lastChange = nil
@@ -265,7 +277,7 @@ public final class UndoManager {
         var applied: UndoStackItem?
         doc.beginTransaction(origin: options.origin, local: true)
         while applied == nil, let item = (kind == .undo ? undoStack.popLast() : redoStack.popLast()) {
-            if doc.applyStep(item, scope: scope, stacks: [undoStack, redoStack]) { applied = item }
+            if doc.applyStep(item, scope: scope, stacks: [undoStack, redoStack], options: options) { applied = item }
         }
         doc.endTransaction()
         guard let applied else { return false }

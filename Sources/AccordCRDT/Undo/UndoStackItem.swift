@@ -18,6 +18,28 @@ public final class UndoStackItem {
     }
 }
 
+/// What ``UndoManager/Options/captureTransaction`` is told about a transaction.
+public struct UndoTransactionInfo {
+    /// The transaction's origin (nil for plain edits).
+    public let origin: Origin?
+    /// Whether it was made on this replica (only local transactions are tracked).
+    public let isLocal: Bool
+}
+
+/// An item an undo or redo is about to delete, for ``UndoManager/Options/deleteFilter``.
+public struct UndoDeleteCandidate {
+    /// The item's first unit.
+    public let id: ID
+    /// Units it holds (characters in UTF-16 units, elements, 1 for a type).
+    public let length: Int
+    /// The shared type it holds, when it holds one.
+    public let type: YValue?
+    /// Its text, when it is a run of text.
+    public let text: String?
+    /// The type it lies in.
+    public let parent: YValue
+}
+
 /// Which of an ``UndoManager``'s two stacks an item is on.
 public enum UndoStackKind: String, Sendable {
     /// The stack ``UndoManager/undo()`` pops: local edits, and what redo did.

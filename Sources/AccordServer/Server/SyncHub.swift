@@ -96,6 +96,7 @@ final class SyncHub: @unchecked Sendable {
             }
             connectionsPerUser = [:]
             eventConnections = [:]
+            channelRegistry = ChannelRegistry()
             rooms = [:]
             updateGauges()
             do throws(AccordError) {

@@ -181,6 +181,8 @@ public actor AccordClient {
         connection?.reader.cancel()
         presenceSubscribers.finishAll()
         broadcastSubscribers.finishAll()
+        // Channels outlive a released client: let them go, so their streams end.
+        for attached in channelBook.attached.values { attached.channel.detached() }
         bus.finish()
     }
 
