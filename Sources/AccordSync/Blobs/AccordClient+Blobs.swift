@@ -113,6 +113,7 @@ extension AccordClient {
         if queues {
             state.queue[entry.key] = entry
             state.uploadStates[entry.key] = .waiting(notBefore: 0, failures: 0)
+            state.fresh.insert(entry.key)
         }
         try recordBlobUse(blob.hash, persist: true)
         try enforceBlobCache()

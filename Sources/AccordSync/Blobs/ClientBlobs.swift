@@ -29,6 +29,9 @@ final class ClientBlobs: DocumentObserver, @unchecked Sendable {
     var queue: [String: BlobUploadEntry] = [:]
     var uploadStates: [String: UploadState] = [:]
     var runningUploads = 0
+    /// Uploads queued in this session and never tried: the server cannot hold part of
+    /// them, so they skip the `HEAD` that asks for the offset and send at once.
+    var fresh: Set<String> = []
     /// Uploads of documents that only upload on `sync()` (`manual`, `realtimeSyncOff`)
     /// released by one.
     var released: Set<String> = []
