@@ -88,15 +88,13 @@ extension AccordClient {
             return pumpBlobUploads()
         }
         guard let error = outcome else {
-            do throws(AccordError) {
-                try store.storage.withAdapter { try $0.commit([.delete(BlobClientCategories.uploads, key: entry.key)]) }
-                state.queue[entry.key] = nil
-                state.uploadStates[entry.key] = nil
-                bus.emit(.blob(.uploaded(BlobUploadedEvent(documentID: id, hash: entry.hash, size: entry.size))))
-            } catch {
-                state.uploadStates[entry.key] = .waiting(notBefore: now + state.options.retryDelay, failures: failures + 1)
-                bus.emit(.failure(id, error))
+            state.queue[entry.key] = nil
+            state.uploadStates[entry.key] = nil
+            state.finishedKeys.append(entry.key)
+            if state.finishedFlush == nil {
+                state.finishedFlush = timer(at: now + 20) { client in client.removeFinishedUploads() }
             }
+            bus.emit(.blob(.uploaded(BlobUploadedEvent(documentID: id, hash: entry.hash, size: entry.size))))
             return pumpBlobUploads()
         }
         switch Self.uploadFailureKind(error) {
@@ -114,6 +112,21 @@ extension AccordClient {
             bus.emit(.blob(.uploadFailed(BlobUploadFailedEvent(documentID: id, hash: entry.hash, error: error, willRetry: false))))
         }
         pumpBlobUploads()
+    }
+
+    /// Removes the queue entries of finished uploads from the store, in one commit.
+    func removeFinishedUploads() {
+        guard let state = blobState else { return }
+        state.finishedFlush = nil
+        let keys = state.finishedKeys
+        state.finishedKeys.removeAll()
+        guard !keys.isEmpty else { return }
+        do throws(AccordError) {
+            try store.storage.withAdapter { try $0.commit(keys.map { .delete(BlobClientCategories.uploads, key: $0) }) }
+        } catch {
+            // Left in the store: the next launch finds them done on the server (HEAD 200).
+            bus.emit(.failure(nil, error))
+        }
     }
 
     enum UploadFailureKind { case transient, refused, hopeless }

@@ -30,13 +30,6 @@ extension AccordClient {
             }
             state.pinned = Set(try adapter.keys(in: BlobClientCategories.pins))
             state.pinnedDocuments = Set(try adapter.keys(in: BlobClientCategories.pinnedDocuments).compactMap(DocumentID.init(rawValue:)))
-            for key in try adapter.keys(in: BlobClientCategories.use) {
-                if let bytes = try adapter.read(BlobClientCategories.use, key: key),
-                    let value = Int64(String(decoding: bytes, as: UTF8.self))
-                {
-                    state.lastUsed[key] = value
-                }
-            }
         }
         blobState = state
         addDocumentObserver(state)
@@ -100,6 +93,8 @@ extension AccordClient {
             queuedAt: Self.wallClockMilliseconds())
         let queues = !document.machine.localOnly && state.queue[entry.key] == nil
         if queues {
+            // Queued again before a finished upload's entry was removed: keep the new one.
+            state.finishedKeys.removeAll { $0 == entry.key }
             try store.storage.withAdapter { try $0.commit([.put(BlobClientCategories.uploads, key: entry.key, value: entry.encoded())]) }
         }
         let existed = try state.store.exists(blob.blobHash)
@@ -115,7 +110,7 @@ extension AccordClient {
             state.uploadStates[entry.key] = .waiting(notBefore: 0, failures: 0)
             state.fresh.insert(entry.key)
         }
-        try recordBlobUse(blob.hash, persist: true)
+        recordBlobUse(blob.hash)
         try enforceBlobCache()
         pumpBlobUploads()
     }
@@ -134,7 +129,7 @@ extension AccordClient {
     ) async throws(AccordError) -> [UInt8] {
         try await ensureBlobLocal(id, blob, waitForLoad: waitForLoad, timeout: timeout)
         let bytes = try blobs().store.get(blob.blobHash)
-        try recordBlobUse(blob.hash, persist: false)
+        recordBlobUse(blob.hash)
         return bytes
     }
 
@@ -146,7 +141,7 @@ extension AccordClient {
     ) async throws(AccordError) {
         try await ensureBlobLocal(id, blob, waitForLoad: waitForLoad, timeout: timeout)
         _ = try blobs().store.export(blob.blobHash, toFile: url.path)
-        try recordBlobUse(blob.hash, persist: false)
+        recordBlobUse(blob.hash)
     }
 
     /// Whether the blob's content is on this device.
@@ -290,15 +285,11 @@ extension AccordClient {
 
     // MARK: The cache
 
-    /// Notes a use of a blob for the LRU order.
-    func recordBlobUse(_ hash: String, persist: Bool) throws(AccordError) {
-        let state = try blobs()
-        let now = Self.wallClockMilliseconds()
-        state.lastUsed[hash] = now
-        guard persist else { return }
-        try store.storage.withAdapter {
-            try $0.commit([.put(BlobClientCategories.use, key: hash, value: Array(String(now).utf8))])
-        }
+    /// Notes a use of a blob for the LRU order, in memory: a blob not used in this
+    /// session counts as used when it was stored (put or downloaded), which keeps a
+    /// read from paying for a commit.
+    func recordBlobUse(_ hash: String) {
+        blobState?.lastUsed[hash] = Self.wallClockMilliseconds()
     }
 
     /// Evicts least recently used blobs, never kept ones, until the content is under
@@ -329,7 +320,6 @@ extension AccordClient {
             let blobHash = try BlobHash(hex: hash)
             let size = candidates.first { $0.hash == hash }?.size ?? 0
             try state.store.delete(blobHash)
-            try store.storage.withAdapter { try $0.commit([.delete(BlobClientCategories.use, key: hash)]) }
             state.lastUsed[hash] = nil
             state.storedBytes! -= size
             bus.emit(.blob(.unavailable(BlobUnavailableEvent(documentID: nil, hash: hash, reason: .evicted))))
