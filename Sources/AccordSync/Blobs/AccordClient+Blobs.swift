@@ -227,20 +227,16 @@ extension AccordClient {
 
     // MARK: References
 
-    /// Makes the store's references of `id` match its content: a reference for each
-    /// attachment stored here, none for stored blobs it no longer references (unless
-    /// an upload of them for this document is pending: the app may not have written
-    /// the attachment value yet).
+    /// Gives each attachment of a document that opens, stored here, its reference.
+    /// References are removed only when an attachment value leaves the content
+    /// (``applyAttachmentChanges()``), never for stored blobs the content does not show
+    /// as attachments: other layers reference blobs of the same document in their own
+    /// format (AccordDatabase's blob properties), and those must stay referenced.
     func reconcileReferences(_ id: DocumentID, attachments: [BlobRef]) {
         do throws(AccordError) {
             let state = try blobs()
-            let wanted = Set(attachments.map(\.hash))
             for blob in attachments where try state.store.exists(blob.blobHash) {
                 try state.store.addReference(blob.blobHash, document: id)
-            }
-            for info in try state.store.blobs(referencedBy: id) where !wanted.contains(info.hash.hex) {
-                guard state.queue[BlobUploadEntry.key(hash: info.hash.hex, document: id.rawValue)] == nil else { continue }
-                try state.store.removeReference(info.hash, document: id)
             }
             if state.pinnedDocuments.contains(id) { prefetch(id, attachments) }
         } catch {
