@@ -1,4 +1,5 @@
 import AccordCRDT
+import AccordNet
 import AccordStore
 import AccordSync
 import AccordTesting
@@ -144,6 +145,17 @@ struct BlobsBenchmark: Sendable {
                 record["curl_synced_mb_per_s"] = .double((mb / (curlDownload + curlSync) * 10).rounded() / 10)
                 record["ratio_to_curl_synced"] = .double(((curlDownload + curlSync) / download * 100).rounded() / 100)
                 record["note"] = "accord: into the client's store, verified and synced; curl: to a file (curl_synced: then fsync)"
+                // The transport alone (AccordNet's HTTPClient into a sink that only
+                // counts), to tell the network path from the store's work.
+                let http = try HTTPClient()
+                let counter = CountingSink()
+                var request = HTTPClientRequest(.get, "\(base)/\(document.rawValue)/blobs/\(blob.hash)")
+                request.headers = [("authorization", "Bearer \(token)")]
+                let rawStart = ContinuousClock.now
+                _ = try await http.send(request, timeout: .seconds(300), sink: counter)
+                let raw = Self.seconds(ContinuousClock.now - rawStart)
+                await http.stop()
+                record["transport_only_mb_per_s"] = .double((mb / raw * 10).rounded() / 10)
                 record.emit()
                 try? FileManager.default.removeItem(atPath: target)
             }
@@ -255,4 +267,12 @@ struct BlobsBenchmark: Sendable {
             remaining -= count
         }
     }
+}
+
+/// Counts a response body's bytes and drops them.
+final class CountingSink: HTTPResponseSink, @unchecked Sendable {
+    // Invariant: touched by the HTTP client's service thread only while the request runs.
+    var bytes = 0
+    func accepts(status: Int, headers: [String: String]) -> Bool { status == 200 }
+    func write(_ piece: UnsafeRawBufferPointer) throws(NetError) { bytes += piece.count }
 }
