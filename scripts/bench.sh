@@ -33,6 +33,9 @@
 #                   positions, counters
 #   BENCH_DIRECTORY 1 (default) also runs `accord-bench directory`: the server's listings and
 #                   alias race
+#   BENCH_BLOBS     1 (default) also runs `accord-bench blobs`: 100 MB up and down through
+#                   accord serve with AccordClient beside curl, 1,000 small blobs end to end,
+#                   cache-hit reads (BENCH_BLOBS_ARGS, e.g. --quick)
 #   BENCH_INGEST    1 (default) also runs `accord-bench ingest`: ingest, records/bulk and
 #                   export/import bundles against accord serve (several minutes;
 #                   BENCH_INGEST_ARGS, e.g. --records 100000)
@@ -155,5 +158,9 @@ if has accord && [[ "${BENCH_INGEST:-1}" == 1 ]]; then
     swift build -c release --product accord >&2 || die "could not build accord"
 fi
 lines_bench BENCH_INGEST ingest "ingest (records into accord serve; export/import bundles)" ${BENCH_INGEST_ARGS:-}
+if has accord && [[ "${BENCH_BLOBS:-1}" == 1 ]]; then
+    swift build -c release --product accord >&2 || die "could not build accord"
+fi
+lines_bench BENCH_BLOBS blobs "blobs (AccordClient through accord serve beside curl)" ${BENCH_BLOBS_ARGS:-}
 
 echo "bench.sh: results in ${RESULTS#$ROOT/} and ${OUT#$ROOT/}/results.md" >&2

@@ -42,6 +42,9 @@ final class LWSContext {
         info.user = user
         info.gid = -1
         info.uid = -1
+        // The per-thread buffer lws reads HTTP into (4 KiB by default): a client
+        // receiving a large body took one service-loop turn per 4 KiB.
+        info.pt_serv_buf_size = 64 * 1024
         guard let context = lws_create_context(&info) else {
             protocols.deallocate()
             strings.forEach { free($0) }

@@ -42,6 +42,13 @@ enum BenchCommand {
               generate the Swift and write a fresh folder. One JSON line,
               codegen_<N>_models, with files and schema_bytes. Target: under 1 s for 200.
 
+          accord-bench blobs [--quick] [--mb N] [--only a,b] [--accord PATH]
+              Blobs through accord serve --dev with two AccordClients, beside curl moving
+              a file of the same size to and from the same server: upload_100MB and
+              download_100MB (MB/s, ratio_to_curl), small_blobs_1k (1,000 blobs of 10 KB
+              put, uploaded and read on another client: blobs/s), cache_hit_read (µs).
+              Targets: at least 0.7 of curl's rate; 1,000 small blobs in under 5 s.
+
           accord-bench client [--quick] [--only a,b] [--accord PATH] [--trace PATH]
               The sync client (AccordClient) against accord serve --dev started as a
               subprocess, a fresh server and fresh SQLite client stores per case; run from
@@ -135,6 +142,8 @@ enum BenchCommand {
             return try DirectoryBenchmark.parse(rest).run()
         case "collab":
             return try CollabBenchmark.parse(rest).run()
+        case "blobs":
+            return try BlobsBenchmark.parse(rest).run()
         case "_resident":
             // Child process of resident_doc: _resident <update file> <expected UTF-16 length>.
             #if os(Linux)

@@ -73,7 +73,7 @@ extension AccordClient {
                 BlobUnavailableEvent(documentID: id, hash: blob.hash, reason: Self.unavailableReason(error), error: error))))
             throw error
         }
-        try recordBlobUse(blob.hash, persist: true)
+        recordBlobUse(blob.hash)
         // Other open documents that reference it get their reference now it is here.
         for (other, document) in documents where other != id && document.stored.doc.referencesAttachment(blob.hash) {
             try blobs().store.addReference(blob.blobHash, document: other)

@@ -30,13 +30,6 @@ extension AccordClient {
             }
             state.pinned = Set(try adapter.keys(in: BlobClientCategories.pins))
             state.pinnedDocuments = Set(try adapter.keys(in: BlobClientCategories.pinnedDocuments).compactMap(DocumentID.init(rawValue:)))
-            for key in try adapter.keys(in: BlobClientCategories.use) {
-                if let bytes = try adapter.read(BlobClientCategories.use, key: key),
-                    let value = Int64(String(decoding: bytes, as: UTF8.self))
-                {
-                    state.lastUsed[key] = value
-                }
-            }
         }
         blobState = state
         addDocumentObserver(state)
@@ -100,6 +93,8 @@ extension AccordClient {
             queuedAt: Self.wallClockMilliseconds())
         let queues = !document.machine.localOnly && state.queue[entry.key] == nil
         if queues {
+            // Queued again before a finished upload's entry was removed: keep the new one.
+            state.finishedKeys.removeAll { $0 == entry.key }
             try store.storage.withAdapter { try $0.commit([.put(BlobClientCategories.uploads, key: entry.key, value: entry.encoded())]) }
         }
         let existed = try state.store.exists(blob.blobHash)
@@ -113,8 +108,9 @@ extension AccordClient {
         if queues {
             state.queue[entry.key] = entry
             state.uploadStates[entry.key] = .waiting(notBefore: 0, failures: 0)
+            state.fresh.insert(entry.key)
         }
-        try recordBlobUse(blob.hash, persist: true)
+        recordBlobUse(blob.hash)
         try enforceBlobCache()
         pumpBlobUploads()
     }
@@ -133,7 +129,7 @@ extension AccordClient {
     ) async throws(AccordError) -> [UInt8] {
         try await ensureBlobLocal(id, blob, waitForLoad: waitForLoad, timeout: timeout)
         let bytes = try blobs().store.get(blob.blobHash)
-        try recordBlobUse(blob.hash, persist: false)
+        recordBlobUse(blob.hash)
         return bytes
     }
 
@@ -145,7 +141,7 @@ extension AccordClient {
     ) async throws(AccordError) {
         try await ensureBlobLocal(id, blob, waitForLoad: waitForLoad, timeout: timeout)
         _ = try blobs().store.export(blob.blobHash, toFile: url.path)
-        try recordBlobUse(blob.hash, persist: false)
+        recordBlobUse(blob.hash)
     }
 
     /// Whether the blob's content is on this device.
@@ -231,20 +227,16 @@ extension AccordClient {
 
     // MARK: References
 
-    /// Makes the store's references of `id` match its content: a reference for each
-    /// attachment stored here, none for stored blobs it no longer references (unless
-    /// an upload of them for this document is pending: the app may not have written
-    /// the attachment value yet).
+    /// Gives each attachment of a document that opens, stored here, its reference.
+    /// References are removed only when an attachment value leaves the content
+    /// (``applyAttachmentChanges()``), never for stored blobs the content does not show
+    /// as attachments: other layers reference blobs of the same document in their own
+    /// format (AccordDatabase's blob properties), and those must stay referenced.
     func reconcileReferences(_ id: DocumentID, attachments: [BlobRef]) {
         do throws(AccordError) {
             let state = try blobs()
-            let wanted = Set(attachments.map(\.hash))
             for blob in attachments where try state.store.exists(blob.blobHash) {
                 try state.store.addReference(blob.blobHash, document: id)
-            }
-            for info in try state.store.blobs(referencedBy: id) where !wanted.contains(info.hash.hex) {
-                guard state.queue[BlobUploadEntry.key(hash: info.hash.hex, document: id.rawValue)] == nil else { continue }
-                try state.store.removeReference(info.hash, document: id)
             }
             if state.pinnedDocuments.contains(id) { prefetch(id, attachments) }
         } catch {
@@ -289,15 +281,11 @@ extension AccordClient {
 
     // MARK: The cache
 
-    /// Notes a use of a blob for the LRU order.
-    func recordBlobUse(_ hash: String, persist: Bool) throws(AccordError) {
-        let state = try blobs()
-        let now = Self.wallClockMilliseconds()
-        state.lastUsed[hash] = now
-        guard persist else { return }
-        try store.storage.withAdapter {
-            try $0.commit([.put(BlobClientCategories.use, key: hash, value: Array(String(now).utf8))])
-        }
+    /// Notes a use of a blob for the LRU order, in memory: a blob not used in this
+    /// session counts as used when it was stored (put or downloaded), which keeps a
+    /// read from paying for a commit.
+    func recordBlobUse(_ hash: String) {
+        blobState?.lastUsed[hash] = Self.wallClockMilliseconds()
     }
 
     /// Evicts least recently used blobs, never kept ones, until the content is under
@@ -328,7 +316,6 @@ extension AccordClient {
             let blobHash = try BlobHash(hex: hash)
             let size = candidates.first { $0.hash == hash }?.size ?? 0
             try state.store.delete(blobHash)
-            try store.storage.withAdapter { try $0.commit([.delete(BlobClientCategories.use, key: hash)]) }
             state.lastUsed[hash] = nil
             state.storedBytes! -= size
             bus.emit(.blob(.unavailable(BlobUnavailableEvent(documentID: nil, hash: hash, reason: .evicted))))

@@ -12,9 +12,6 @@ enum BlobClientCategories {
     static let pins = StorageCategory("client.blobPins")
     /// Documents whose attachments are all kept on this device: key the document id.
     static let pinnedDocuments = StorageCategory("client.blobPinnedDocuments")
-    /// When each blob was last used (put, downloaded), for the cache's LRU order: key
-    /// the hash, value milliseconds since 1970 as decimal text.
-    static let use = StorageCategory("client.blobUse")
 }
 
 /// One queued upload: a blob of a document the server may not hold yet.

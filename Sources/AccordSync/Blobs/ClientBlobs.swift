@@ -29,6 +29,14 @@ final class ClientBlobs: DocumentObserver, @unchecked Sendable {
     var queue: [String: BlobUploadEntry] = [:]
     var uploadStates: [String: UploadState] = [:]
     var runningUploads = 0
+    /// Finished uploads whose queue entries are not yet removed from the store: removed
+    /// together, a few ms later, so a burst of small uploads shares one commit. (An
+    /// entry a crash leaves behind is uploaded again: `HEAD` says the server has it.)
+    var finishedKeys: [String] = []
+    var finishedFlush: Task<Void, Never>?
+    /// Uploads queued in this session and never tried: the server cannot hold part of
+    /// them, so they skip the `HEAD` that asks for the offset and send at once.
+    var fresh: Set<String> = []
     /// Uploads of documents that only upload on `sync()` (`manual`, `realtimeSyncOff`)
     /// released by one.
     var released: Set<String> = []
@@ -36,8 +44,8 @@ final class ClientBlobs: DocumentObserver, @unchecked Sendable {
     var retryAt: UInt64?
     /// Downloads in flight by hash, so two readers share one.
     var downloads: [String: Task<Void, any Error>] = [:]
-    /// Last use per hash (ms since 1970): reads update it in memory only, puts and
-    /// downloads also in storage.
+    /// Last use per hash in this session (ms since 1970); blobs not used yet count from
+    /// their creation in the store.
     var lastUsed: [String: Int64] = [:]
     var pinned: Set<String> = []
     var pinnedDocuments: Set<DocumentID> = []

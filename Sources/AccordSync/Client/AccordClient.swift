@@ -162,6 +162,8 @@ public actor AccordClient {
         dropConnection(closeSocket: true)
         reconnectTimer?.cancel()
         blobState?.retryTimer?.cancel()
+        blobState?.finishedFlush?.cancel()
+        removeFinishedUploads()
         storeSubscription?.cancel()
         storeTask?.cancel()
         for id in Array(documents.keys) { close(id) }
