@@ -175,7 +175,7 @@ struct CollectionsAPI: Sendable {
             body.source = "collection"
             documents.append(body)
         }
-        return RESTJSON.response(status: 200, GroupDocumentsPage(documents: documents, nextCursor: next))
+        return RESTJSON.response(status: 200, PageBody(documents: documents, nextCursor: next))
     }
 
     // MARK: Helpers

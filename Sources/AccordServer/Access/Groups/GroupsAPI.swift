@@ -140,7 +140,7 @@ struct GroupsAPI: Sendable {
             body.source = "group"
             documents.append(body)
         }
-        return RESTJSON.response(status: 200, GroupDocumentsPage(documents: documents, nextCursor: next))
+        return RESTJSON.response(status: 200, PageBody(documents: documents, nextCursor: next))
     }
 
     private func groupResponse(_ group: GroupKey, members: Set<String>) -> HTTPResponse {
@@ -159,18 +159,4 @@ struct GroupBody: Encodable {
     var groupType: String
     var groupId: String
     var members: [String]
-}
-
-/// `{"documents": [...], "nextCursor": string|null}`.
-struct GroupDocumentsPage: Encodable {
-    var documents: [DocumentBody]
-    var nextCursor: String?
-
-    private enum CodingKeys: String, CodingKey { case documents, nextCursor }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(documents, forKey: .documents)
-        try c.encode(nextCursor, forKey: .nextCursor)
-    }
 }
