@@ -76,16 +76,16 @@ public final class PostgresStorageAdapter: StorageAdapter {
     // MARK: Reading
 
     public func read(_ category: StorageCategory, key: String) throws -> [UInt8]? {
-        try reading("read", [name(category), .text(key)]).rows.first?[0]
+        try reading("read", [Self.name(category), .text(key)]).rows.first?[0]
     }
 
     public func keys(in category: StorageCategory) throws -> [String] {
-        try reading("keys", [name(category)]).rows.map { String(decoding: $0[0] ?? [], as: UTF8.self) }
+        try reading("keys", [Self.name(category)]).rows.map { String(decoding: $0[0] ?? [], as: UTF8.self) }
     }
 
     public func readLog(_ category: StorageCategory, key: String, after: UInt64, limit: Int) throws -> [StorageLogEntry] {
         guard after < UInt64(Int64.max), limit > 0 else { return [] }
-        let rows = try reading("read_log", [name(category), .text(key), .int64(Int64(after)), .int64(Int64(limit))])
+        let rows = try reading("read_log", [Self.name(category), .text(key), .int64(Int64(after)), .int64(Int64(limit))])
         return try rows.rows.map { row in
             guard let sequence = row[0].flatMap(PostgresRows.int64), let value = row[1] else {
                 throw AccordError(.storageCorrupt, "a log row of \(category)/\(key) is malformed")
@@ -95,11 +95,11 @@ public final class PostgresStorageAdapter: StorageAdapter {
     }
 
     public func lastSequence(_ category: StorageCategory, key: String) throws -> UInt64? {
-        try reading("last_sequence", [name(category), .text(key)]).firstInt64.map { UInt64($0) }
+        try reading("last_sequence", [Self.name(category), .text(key)]).firstInt64.map { UInt64($0) }
     }
 
     public func logKeys(in category: StorageCategory) throws -> [String] {
-        try reading("log_keys", [name(category)]).rows.map { String(decoding: $0[0] ?? [], as: UTF8.self) }
+        try reading("log_keys", [Self.name(category)]).rows.map { String(decoding: $0[0] ?? [], as: UTF8.self) }
     }
 
     /// Runs a read, reconnecting and trying again when the connection was lost (a read
@@ -214,8 +214,8 @@ public final class PostgresStorageAdapter: StorageAdapter {
         return calls
     }
 
+    /// A category as a statement parameter (`bytea`, compared byte for byte).
     private static func name(_ category: StorageCategory) -> PostgresValue { .text(category.rawValue) }
-    private func name(_ category: StorageCategory) -> PostgresValue { Self.name(category) }
 
     /// Backs off before another attempt: 20, 40, 80, 160 ms.
     private static func pause(_ attempt: Int) {
