@@ -34,19 +34,43 @@ public final class PycrdtPeer {
             .appendingPathComponent("scripts/pycrdt_peer.py")
     }
 
-    private let process: Process
-    private let input: FileHandle
-    private let output: FileHandle
+    // A live peer has a process and its pipes; a replayed one has the exchanges of a
+    // recorded run instead (`init(replaying:)`).
+    private let process: Process?
+    private let input: FileHandle?
+    private let output: FileHandle?
+    private let replay: PeerReplay?
     private var buffer: [UInt8] = []
     private var closed = false
+
+    /// While true, every exchange is kept in ``exchanges`` (to write a transcript that
+    /// ``init(replaying:)`` plays back).
+    public var recordsExchanges = false
+    /// The exchanges since ``recordsExchanges`` was set.
+    public private(set) var exchanges: [PeerExchange] = []
+    /// A replayed peer was asked every exchange it recorded (a live peer: true).
+    public var replayIsFinished: Bool { replay?.isFinished ?? true }
+
+    /// A peer that answers from a recorded run of another engine (a transcript made by
+    /// a live peer with ``recordsExchanges``): each request must be the one recorded
+    /// next, and gets the reply recorded for it. This is how tests compare against an
+    /// engine that cannot be installed where they run (Yjs itself: no npm registry).
+    public init(replaying exchanges: [PeerExchange]) {
+        process = nil
+        input = nil
+        output = nil
+        replay = PeerReplay(exchanges)
+    }
 
     /// Starts the peer.
     /// - Parameters:
     ///   - python: the interpreter; `$ACCORD_PYTHON` when nil.
     ///   - script: the peer script; ``defaultScript`` when nil.
+    ///   - arguments: put before the script (`/usr/bin/env` with `["node"]` runs a
+    ///     JavaScript peer speaking the same protocol, scripts/yjs_peer.mjs).
     /// - Throws: ``Failure`` with an explanation when the interpreter is not configured or
     ///   missing, the script is missing, or the process does not answer.
-    public init(python: String? = nil, script: URL? = nil) throws {
+    public init(python: String? = nil, script: URL? = nil, arguments: [String] = []) throws {
         let environment = ProcessInfo.processInfo.environment
         guard let python = python ?? environment["ACCORD_PYTHON"], !python.isEmpty else {
             throw Failure("ACCORD_PYTHON is not set: differential tests need the pycrdt venv. Run `make test` "
@@ -64,9 +88,11 @@ public final class PycrdtPeer {
 
         let stdinPipe = Pipe()
         let stdoutPipe = Pipe()
-        process = Process()
+        let process = Process()
+        self.process = process
+        replay = nil
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script.path]
+        process.arguments = arguments + [script.path]
         process.standardInput = stdinPipe
         process.standardOutput = stdoutPipe
         process.standardError = FileHandle.standardError
@@ -92,9 +118,9 @@ public final class PycrdtPeer {
     public func close() {
         guard !closed else { return }
         closed = true
-        try? send(["cmd": "quit"])
-        try? input.close()
-        process.waitUntilExit()
+        if replay == nil { try? send(#"{"cmd":"quit"}"#) }
+        try? input?.close()
+        process?.waitUntilExit()
     }
 
     // MARK: Protocol
@@ -104,8 +130,17 @@ public final class PycrdtPeer {
     ///   peer died.
     @discardableResult
     public func request(_ fields: OrderedObject, allowError: Bool = false) throws -> OrderedObject {
-        try send(fields)
-        let line = try readLine()
+        guard !closed || fields["cmd"] == "quit" else { throw Failure("the peer is closed") }
+        var text = ""
+        Self.writeRequestJSON(.object(fields), to: &text)
+        let line: String
+        if let replay {
+            line = try replay.answer(text)
+        } else {
+            try send(text)
+            line = try readLine()
+        }
+        if recordsExchanges { exchanges.append(PeerExchange(request: text, reply: line)) }
         guard case .object(let reply) = try AnyValue(jsonText: line) else {
             throw Failure("peer reply is not an object: \(line)")
         }
@@ -115,13 +150,10 @@ public final class PycrdtPeer {
         return reply
     }
 
-    private func send(_ fields: OrderedObject) throws {
-        guard !closed || fields["cmd"] == "quit" else { throw Failure("the peer is closed") }
-        var line = ""
-        Self.writeRequestJSON(.object(fields), to: &line)
-        line += "\n"
+    private func send(_ text: String) throws {
+        guard let input, !closed || text == #"{"cmd":"quit"}"# else { throw Failure("the peer is closed") }
         do {
-            try input.write(contentsOf: Data(line.utf8))
+            try input.write(contentsOf: Data((text + "\n").utf8))
         } catch {
             throw Failure("cannot write to the peer (it exited with status \(exitStatus)): \(error)")
         }
@@ -134,6 +166,7 @@ public final class PycrdtPeer {
                 buffer.removeSubrange(...newline)
                 return line
             }
+            guard let output else { throw Failure("a replayed peer has no output") }
             let data = output.availableData
             if data.isEmpty { throw Failure("the peer closed its output (exit status \(exitStatus))") }
             buffer.append(contentsOf: data)
@@ -141,7 +174,8 @@ public final class PycrdtPeer {
     }
 
     private var exitStatus: String {
-        process.isRunning ? "still running" : String(process.terminationStatus)
+        guard let process else { return "replayed" }
+        return process.isRunning ? "still running" : String(process.terminationStatus)
     }
 
     // MARK: Replicas

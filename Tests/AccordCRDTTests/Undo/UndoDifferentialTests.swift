@@ -132,7 +132,8 @@ import Testing
 
     /// Random edits, undos and redos interleaved. (Remote edits stay in the scenarios
     /// above: after an undo, Yrs may give redone content other clocks than Yjs and
-    /// Accord do, so one remote update would name different content on each side.)
+    /// Accord do, so one remote update would name different content on each side.
+    /// UndoYjsTranscriptTests interleaves them, against Yjs itself.)
     @Test(arguments: 0..<12 as Range<UInt64>)
     func randomInterleavingOfEditsUndosAndRedos(seed: UInt64) throws {
         try UndoScenario.run(timeout: 0) { s in
@@ -163,6 +164,9 @@ final class UndoScenario {
     /// Off where Accord's depth limit makes the stacks differ on purpose.
     var comparesDepths = true
 
+    /// What the peer runs, for messages.
+    let reference: String
+
     static func run(timeout: UInt64, _ body: (UndoScenario) throws -> Void) throws {
         let peer = try PycrdtPeer()
         defer { peer.close() }
@@ -170,8 +174,9 @@ final class UndoScenario {
         try body(scenario)
     }
 
-    init(peer: PycrdtPeer, timeout: UInt64) throws {
+    init(peer: PycrdtPeer, timeout: UInt64, reference: String = "pycrdt") throws {
         self.peer = peer
+        self.reference = reference
         let clock = StepClock()
         self.clock = clock
         try peer.newDoc("A", clientID: 1)
@@ -213,7 +218,7 @@ final class UndoScenario {
     func undo() throws -> Bool {
         let ours = try manager.undo()
         let theirs = try peer.undo(on: "A")
-        #expect(ours == theirs, "undo at step \(step) changed: Accord \(ours), pycrdt \(theirs)")
+        #expect(ours == theirs, "undo at step \(step) changed: Accord \(ours), \(reference) \(theirs)")
         try compare("undo")
         return ours
     }
@@ -222,7 +227,7 @@ final class UndoScenario {
     func redo() throws -> Bool {
         let ours = try manager.redo()
         let theirs = try peer.redo(on: "A")
-        #expect(ours == theirs, "redo at step \(step) changed: Accord \(ours), pycrdt \(theirs)")
+        #expect(ours == theirs, "redo at step \(step) changed: Accord \(ours), \(reference) \(theirs)")
         try compare("redo")
         return ours
     }
@@ -250,7 +255,7 @@ final class UndoScenario {
         let schema = UndoDifferentialTests.schema
         let ours = try schema.comparableJSON(of: doc)
         let theirs = schema.normalizedPeerJSON(try peer.json("A", schema: schema))
-        #expect(ours == theirs, "step \(step) (\(what)): Accord \(ours.jsonText) vs pycrdt \(theirs.jsonText)")
+        #expect(ours == theirs, "step \(step) (\(what)): Accord \(ours.jsonText) vs \(reference) \(theirs.jsonText)")
         if comparesDepths { try expectDepths() }
     }
 }
