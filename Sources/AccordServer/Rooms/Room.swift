@@ -31,6 +31,11 @@ public final class Room {
     private var acks = AckTracker()
     /// The update of the transaction being applied, as `Doc.onUpdate` reported it.
     private var integrated: [UInt8]?
+    /// The whole document as one update, our answer to a step 1 from a client that has
+    /// nothing, kept until the document changes: clients opening a large document
+    /// together (readers arriving at once, everyone reconnecting after a restart) cost
+    /// the server one encoding between them, not one each on the hub's only queue.
+    private var wholeDocument: [UInt8]?
     private var updateSubscription: Subscription?
 
     /// The origin of updates the server applies, so observers can tell them apart.
@@ -48,6 +53,7 @@ public final class Room {
         self.presence = RoomAwareness(now: now)
         updateSubscription = doc.onUpdate { [unowned self] update, _ in
             integrated = update
+            wholeDocument = nil
         }
     }
 
@@ -100,7 +106,7 @@ public final class Room {
         case .sync(.step1(let stateVector)):
             do {
                 try Self.refuseUnsafeClients(in: stateVector)
-                let missing = try doc.encodeStateAsUpdate(from: stateVector)
+                let missing = try answer(to: stateVector)
                 var actions: [RoomAction] = [.send(connection, .sync(.step2(update: missing)))]
                 // A later step 1 (a client's periodic resync, or its round for a missed
                 // update) also gets ours, so the client sends back what we lack: an
@@ -167,6 +173,16 @@ public final class Room {
             // handles it before the room sees it): nothing to do.
             return []
         }
+    }
+
+    /// What a client holding `stateVector` lacks. An empty state vector (one varint:
+    /// no clients) gets the cached whole document.
+    private func answer(to stateVector: [UInt8]) throws(AccordError) -> [UInt8] {
+        guard stateVector == [0] else { return try doc.encodeStateAsUpdate(from: stateVector) }
+        if let wholeDocument { return wholeDocument }
+        let encoded = try doc.encodeStateAsUpdate(from: stateVector)
+        wholeDocument = encoded
+        return encoded
     }
 
     // MARK: Writes

@@ -88,6 +88,38 @@ import AccordStore
         #expect(try replica.getText("t").string == "abc")
     }
 
+    /// Clients with nothing share one encoding of the document until it changes; every
+    /// change (a member's update, a delete, a server edit) is in the next answer.
+    @Test func emptyStepOnesShareTheWholeDocumentUntilItChanges() throws {
+        let room = makeRoom()
+        _ = room.join(1, user: "ada", canWrite: true)
+        _ = room.receive(.sync(.update(try edit("abc", client: 9))), from: 1, now: 0)
+        func answer(_ connection: ConnectionID) throws -> String {
+            _ = room.join(connection, user: "u\(connection)", canWrite: false)
+            let actions = room.receive(.sync(.step1(stateVector: Doc().encodeStateVector())), from: connection, now: 0)
+            guard case .send(_, .sync(.step2(let missing))) = actions.first else { throw AccordError(.internalError, "no step 2") }
+            #expect(missing == room.doc.encodeStateAsUpdate(), "the answer is the whole document as it is now")
+            let replica = Doc(clientID: 50)
+            try replica.applyUpdate(missing)
+            return try replica.getText("t").string
+        }
+        #expect(try answer(2) == "abc")
+        #expect(try answer(3) == "abc")
+        _ = room.receive(.sync(.update(try edit("x", client: 10))), from: 1, now: 0)
+        #expect(try answer(4) == text(of: room) && text(of: room).count == 4)
+        // A delete changes no state vector, and still reaches the next answer.
+        let deleter = Doc(clientID: 11)
+        try deleter.applyUpdate(room.doc.encodeStateAsUpdate())
+        var deletion: [UInt8] = []
+        let subscription = deleter.onUpdate { bytes, _ in deletion = bytes }
+        try deleter.getText("t").delete(0, 2)
+        subscription.cancel()
+        _ = room.receive(.sync(.update(deletion)), from: 1, now: 0)
+        #expect(try answer(5) == text(of: room) && text(of: room).count == 2)
+        _ = try room.serverEdit { doc throws(AccordError) in try doc.getText("t").insert(0, "S") }
+        #expect(try answer(6) == text(of: room) && text(of: room).hasPrefix("S") && text(of: room).count == 3)
+    }
+
     @Test func readerWritesAreRefusedAndLeaveTheDocumentUnchanged() throws {
         let room = makeRoom()
         _ = room.join(1, user: "ada", canWrite: true)

@@ -84,7 +84,8 @@ struct HostileClientSoakTests {
         let peakRSS = try await rss
         print("hostile soak \(Int(Self.duration)) s: healthz p99 \(Self.percentile(probes.latencies, 0.99)) ms over \(probes.latencies.count) probes; "
             + "good clients p99 \(Self.percentile(run.latencies, 0.99)) ms over \(run.latencies.count) edits; peak RSS \(peakRSS >> 20) MiB; "
-            + reports.map { "\($0.name) \($0.attempts)" }.joined(separator: ", "))
+            + reports.map { "\($0.name) \($0.attempts)" + ($0.lateRefusals > 0 ? " (\($0.lateRefusals) refused after 3 s)" : "") }
+                .joined(separator: ", "))
         for report in reports {
             #expect(report.attempts > 0, "\(report.name) never ran")
             #expect(report.violations.isEmpty, "\(report.name): \(report.violations)")

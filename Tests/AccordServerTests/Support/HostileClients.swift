@@ -16,8 +16,8 @@ struct HostileClients: Sendable {
         var name: String
         var attempts = 0
         var violations: [String] = []
-        /// Bad-token connections upgraded and then sent nothing (no refusal, no close).
-        var silentRefusals = 0
+        /// Bad-token connections whose refusal came after 3 s (see `badTokens`).
+        var lateRefusals = 0
         mutating func violation(_ text: String) {
             if violations.count < 5 { violations.append(text) }
         }
@@ -128,33 +128,32 @@ struct HostileClients: Sendable {
             report.attempts += 1
             guard let connection = try? RawTCPConnection(port: port) else { continue }
             connection.send(WebSocketBytes.upgradeRequest(path: "/v1/sync/\(document)\(query)") + early)
-            let answer = connection.receive(for: 3000) { bytes in
+            let closeFrame: ([UInt8]) -> Bool = { bytes in
                 WebSocketBytes.splitResponse(bytes).map { WebSocketBytes.frames(in: $0.rest).contains { $0.opcode == 0x8 } } ?? false
+            }
+            var answer = connection.receive(for: 3000, until: closeFrame)
+            if !answer.closed, !closeFrame(answer.bytes), WebSocketBytes.splitResponse(answer.bytes)?.status == 101 {
+                // Upgraded, and the refusal not there yet: the sync hub decides it, on
+                // its one queue, which a debug build on a loaded machine can hold for
+                // seconds (answering stalled readers' step 1 with the 4 MB document).
+                // Late is counted; never refused is the violation.
+                let more = connection.receive(for: 20_000) { closeFrame(answer.bytes + $0) }
+                answer = (answer.bytes + more.bytes, more.closed)
+                report.lateRefusals += 1
             }
             let response = WebSocketBytes.splitResponse(answer.bytes)
             let frames = response.map { WebSocketBytes.frames(in: $0.rest) } ?? []
             if let close = frames.first(where: { $0.opcode == 0x8 }) {
                 if close.closeCode != 4401 { report.violation("refusal closed with \(close.closeCode.map(String.init) ?? "none")") }
-            } else if let response, response.status == 101, response.rest.isEmpty {
-                // Upgraded, then nothing at all within 3 s: neither the refusal nor the
-                // close (a rare race seen since this session's merges, about 1 in 10,000
-                // under this mixed load, not alone). Nothing leaked (checked below), but
-                // the connection hangs until the idle rule: counted, and bounded below.
-                report.silentRefusals += 1
             } else {
                 let status = response.map { String($0.status) } ?? "no HTTP response"
                 report.violation(
-                    "no close frame for token variant \(report.attempts % variants.count) (\(status), \(answer.bytes.count) bytes)")
+                    "no close frame for token variant \(report.attempts % variants.count) within 23 s (\(status), \(answer.bytes.count) bytes)")
             }
             if frames.contains(where: { $0.opcode == 0x2 && $0.payload.first == 0 }) {
                 report.violation("an unauthenticated connection received a sync frame")
             }
             connection.close()
-        }
-        // A systematic failure to refuse is a violation; a rare silent one is reported
-        // (see silentRefusals) until its cause is found.
-        if report.silentRefusals * 1000 > max(report.attempts, 1) {
-            report.violation("\(report.silentRefusals) of \(report.attempts) bad-token connections were never refused")
         }
         return report
     }
