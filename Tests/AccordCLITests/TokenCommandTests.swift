@@ -143,7 +143,7 @@ import Testing
         let result = try TemporaryDirectory().run("token", "--help")
         #expect(result.status == 0)
         #expect(result.stdout.contains("accord token --sub <user> [--ttl <seconds>]"))
-        #expect(result.stdout.contains("[--channels <pattern>] [--admin] [--secret-file <path>]"))
+        #expect(result.stdout.contains("[--channels <pattern>] [--admin] [--email <address>] [--secret-file <path>]"))
         #expect(result.stdout.contains("ACCORD_SECRET"))
         let main = try TemporaryDirectory().run("--help")
         #expect(main.stdout.contains("accord token --sub <user>"))
