@@ -55,9 +55,9 @@ public final class WebhookDelivery: Sendable {
 
     /// Whether `url` is one the deliverer can POST to (`http://host…`).
     public static func isHTTPURL(_ url: String) -> Bool {
-        guard url.hasPrefix("http://"), let host = url.dropFirst(7).split(separator: "/", maxSplits: 1).first else {
-            return false
-        }
+        guard url.hasPrefix("http://"),
+            let host = url.dropFirst(7).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first
+        else { return false }
         return !host.isEmpty && !url.contains(where: { $0.isWhitespace })
     }
 

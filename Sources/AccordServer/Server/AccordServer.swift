@@ -230,7 +230,9 @@ public final class AccordServer: Sendable {
         // uses (once per connection). Unauthenticated connections are in no group: they
         // are closed before they send anything we read.
         network.maxPartialBytesPerGroup = configuration.maxPartialBytesPerUser
-        network.partialBytesGroup = { request in try? authenticate(request) }
+        // The bare verifier: redeeming here, before the hub has the connection, would
+        // report the grants before the connection could hear of them.
+        network.partialBytesGroup = { request in try? tokens.authenticate(request).subject }
         var webhook: WebhookDelivery?
         if let url = configuration.notifyWebhookURL {
             var options = WebhookDelivery.Options(url: url)

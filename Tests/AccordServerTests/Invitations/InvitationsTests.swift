@@ -42,10 +42,17 @@ import AccordNet
             _ = send(.put, "/v1/documents/doc/permissions", as: "olivia", body: #"{"email":"ann@example.com","role":"reader"}"#)
         }
 
+        /// `path` may end in `?name=value&…` (not percent-encoded), split off as the server does.
         func send(_ method: HTTPMethod, _ path: String, as user: String?, body: String? = nil) -> HTTPResponse {
             var headers: [String: String] = [:]
             if let user { headers["x-test-user"] = user }
-            return api.respond(to: HTTPRequest(method: method, path: path, headers: headers, body: Array((body ?? "").utf8)))
+            let parts = path.split(separator: "?", maxSplits: 1).map(String.init)
+            let query = (parts.count > 1 ? parts[1].split(separator: "&") : []).map { pair in
+                let nameAndValue = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                return QueryItem(name: nameAndValue[0], value: nameAndValue.count > 1 ? nameAndValue[1] : "")
+            }
+            return api.respond(to: HTTPRequest(
+                method: method, path: parts[0], query: query, headers: headers, body: Array((body ?? "").utf8)))
         }
 
         /// Every row the invitation code may touch, by category and key.
@@ -259,7 +266,7 @@ import AccordNet
     @Test func theInvitationsRouteAnswersOnlyGet() throws {
         let harness = try Harness()
         let response = harness.send(.put, "/v1/documents/doc/invitations", as: "olivia", body: "{}")
-        #expect(response.status == 405 && response.header("allow") == "GET")
+        #expect(response.status == 405 && response.headers.first { $0.name == "allow" }?.value == "GET")
         #expect(Self.code(harness.send(.get, "/v1/documents/nope/invitations", as: "olivia")) == "DOCUMENT_NOT_FOUND")
         // A document id may not end in the reserved suffix.
         #expect(throws: AccordError.self) { try harness.directory.create("x/invitations", owner: "olivia") }

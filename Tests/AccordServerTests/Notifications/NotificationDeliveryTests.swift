@@ -104,7 +104,8 @@ import AccordTesting
         let reloaded = try NotificationOutbox(storage: storage, capacity: 10, maxAttempts: 2)
         #expect(reloaded.pending.map(\.notification) == [first, second])
         #expect(reloaded.pending.first?.attempts == 1 && reloaded.pending.first?.nextAttemptAt == 150)
-        try reloaded.failed(try #require(reloaded.nextDue(now: 200)).key, now: 200, delay: 50)
+        // The same rows, so the same keys: the first fails its second (last) attempt.
+        try reloaded.failed(due.key, now: 200, delay: 50)
         #expect(reloaded.pending.map(\.notification) == [second])
         #expect(reloaded.currentStatistics.dropped == 1 && reloaded.currentStatistics.failedAttempts == 1)
         try reloaded.delivered(try #require(reloaded.nextDue(now: 200)).key)
