@@ -1,4 +1,4 @@
-public import AccordCRDT
+import AccordCRDT
 import Foundation
 
 /// Something a person should hear about by email (or however the operator's webhook

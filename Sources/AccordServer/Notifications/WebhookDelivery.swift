@@ -1,5 +1,5 @@
 public import AccordCRDT
-public import AccordNet
+import AccordNet
 import Foundation
 
 /// Sends the outbox's notifications to the operator's webhook (`accord serve
