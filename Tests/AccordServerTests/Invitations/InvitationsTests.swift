@@ -12,12 +12,15 @@ import AccordNet
 @Suite struct InvitationsTests {
     /// A DocumentsAPI over an in-memory store with an outbox. "olivia" owns "doc"; "wes"
     /// read-write, "rita" reader; with `linkAccess`, link reader ("lena"); team/design
-    /// ("gus") reader; "ann@example.com" has a pending reader invitation.
+    /// ("gus", put there by the groups admin "ada") reader; "cora" reader through the
+    /// collection "col"; "ann@example.com" has a pending reader invitation.
     final class Harness: @unchecked Sendable {
         let documents = DocumentStore(storage: .inMemory())
         let directory: DocumentDirectory
         let outbox: NotificationOutbox
         let api: DocumentsAPI
+        let groupsAPI: GroupsAPI
+        let collectionsAPI: CollectionsAPI
         private let reported = ReportedChanges()
 
         var changes: [DirectoryChange] { reported.all }
@@ -26,24 +29,43 @@ import AccordNet
             directory = DocumentDirectory(documents: documents, access: AccessStore(storage: documents.storage))
             outbox = try NotificationOutbox(storage: documents.storage)
             let reported = reported
+            let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> String = { request throws(AccordError) in
+                guard let user = request.header("x-test-user") else { throw AccordError(.unauthenticated, "none") }
+                return user
+            }
             api = DocumentsAPI(
-                directory: directory,
-                authenticate: { request throws(AccordError) in
-                    guard let user = request.header("x-test-user") else { throw AccordError(.unauthenticated, "none") }
-                    return user
-                },
+                directory: directory, authenticate: authenticate,
                 accessChanged: { _ in }, directoryChanged: { reported.append($0) }, notifications: outbox)
+            groupsAPI = GroupsAPI(
+                directory: directory, admins: ["ada"], authenticate: authenticate, adminClaim: { _ in false },
+                membershipChanged: { _, _, _ in })
+            collectionsAPI = CollectionsAPI(
+                directory: directory, authenticate: authenticate, directoryChanged: { _ in }, accessChanged: { _ in })
             try directory.create("doc", owner: "olivia")
             _ = send(.put, "/v1/documents/doc/permissions", as: "olivia", body: #"{"user":"wes","role":"read-write"}"#)
             _ = send(.put, "/v1/documents/doc/permissions", as: "olivia", body: #"{"user":"rita","role":"reader"}"#)
             if linkAccess { _ = send(.put, "/v1/documents/doc/link-access", as: "olivia", body: #"{"role":"reader"}"#) }
-            try directory.access.groups.update(GroupKey(groupType: "team", groupID: "design"), adding: ["gus"])
-            _ = send(.put, "/v1/documents/doc/groups", as: "olivia", body: #"{"groupType":"team","groupId":"design","role":"reader"}"#)
+            try expectOK(groupsAPI.respond(to: request(.put, "/v1/admin/groups/team/design/members", as: "ada", body: #"{"users":["gus"]}"#)))
+            try expectOK(send(.put, "/v1/documents/doc/groups", as: "olivia", body: #"{"groupType":"team","groupId":"design","role":"reader"}"#))
+            try expectOK(collectionsAPI.respond(to: request(.post, "/v1/collections", as: "olivia", body: #"{"id":"col","title":"Team"}"#)))
+            try expectOK(collectionsAPI.respond(to: request(.put, "/v1/collections/col/documents", as: "olivia", body: #"{"document":"doc"}"#)))
+            try expectOK(collectionsAPI.respond(to: request(.put, "/v1/collections/col/members", as: "olivia", body: #"{"user":"cora","role":"reader"}"#)))
+            #expect(try directory.access.role(of: "gus", on: "doc") == .reader && directory.access.role(of: "cora", on: "doc") == .reader)
             _ = send(.put, "/v1/documents/doc/permissions", as: "olivia", body: #"{"email":"ann@example.com","role":"reader"}"#)
         }
 
-        /// `path` may end in `?name=value&…` (not percent-encoded), split off as the server does.
+        private func expectOK(_ response: HTTPResponse) throws {
+            guard (200..<300).contains(response.status) else {
+                throw AccordError(.ioError, "setup answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
+            }
+        }
+
         func send(_ method: HTTPMethod, _ path: String, as user: String?, body: String? = nil) -> HTTPResponse {
+            api.respond(to: request(method, path, as: user, body: body))
+        }
+
+        /// `path` may end in `?name=value&…` (not percent-encoded), split off as the server does.
+        func request(_ method: HTTPMethod, _ path: String, as user: String?, body: String? = nil) -> HTTPRequest {
             var headers: [String: String] = [:]
             if let user { headers["x-test-user"] = user }
             let parts = path.split(separator: "?", maxSplits: 1).map(String.init)
@@ -51,15 +73,15 @@ import AccordNet
                 let nameAndValue = pair.split(separator: "=", maxSplits: 1).map(String.init)
                 return QueryItem(name: nameAndValue[0], value: nameAndValue.count > 1 ? nameAndValue[1] : "")
             }
-            return api.respond(to: HTTPRequest(
-                method: method, path: parts[0], query: query, headers: headers, body: Array((body ?? "").utf8)))
+            return HTTPRequest(method: method, path: parts[0], query: query, headers: headers, body: Array((body ?? "").utf8))
         }
 
         /// Every row the invitation code may touch, by category and key.
         func stored() throws -> [String: [String: [UInt8]]] {
             try documents.storage.withAdapter { adapter in
                 var state: [String: [String: [UInt8]]] = [:]
-                for name in ["server.access", "server.invitation", "server.email-user", "server.outbox", "server.details", "doc.meta"] {
+                for name in ["server.access", "server.invitation", "server.email-user", "server.outbox", "server.details", "doc.meta",
+                             "server.group", "server.collection"] {
                     let category = StorageCategory(name)
                     for key in try adapter.keys(in: category) { state[name, default: [:]][key] = try adapter.read(category, key: key) }
                 }
@@ -208,7 +230,7 @@ import AccordNet
     // MARK: Authorization matrix
 
     enum Caller: String, CaseIterable, Sendable {
-        case owner, readWrite, reader, linkViewer, groupMember, stranger, noToken
+        case owner, readWrite, reader, linkViewer, groupMember, collectionMember, admin, stranger, noToken
         var user: String? {
             switch self {
             case .owner: "olivia"
@@ -216,6 +238,8 @@ import AccordNet
             case .reader: "rita"
             case .linkViewer: "lena"
             case .groupMember: "gus"
+            case .collectionMember: "cora"
+            case .admin: "ada"
             case .stranger: "zoe"
             case .noToken: nil
             }
@@ -225,12 +249,13 @@ import AccordNet
     enum Route: String, CaseIterable, Sendable {
         case inviteByEmail, cancelByEmail, listInvitations
 
-        /// Owner only; the others are refused by role, without a token by 401.
+        /// Owner only; the others are refused by role (the groups admin has none on the
+        /// document), without a token by 401.
         func expected(_ caller: Caller) -> (status: Int, code: String?, changes: Bool) {
             switch caller {
             case .noToken: (401, "UNAUTHENTICATED", false)
             case .owner: (200, nil, self != .listInvitations)
-            case .stranger: (403, "DOC_ACCESS_DENIED", false)
+            case .stranger, .admin: (403, "DOC_ACCESS_DENIED", false)
             default: (403, "PERMISSION_DENIED", false)
             }
         }
