@@ -166,6 +166,28 @@ import AccordNet
         #expect(try harness.directory.access.role(of: "wes", on: "doc") == .readWrite)
     }
 
+    @Test func grantsRacingTheFirstSignInAllEndAsGrants() throws {
+        let harness = try Harness()
+        let ids = (0..<40).map { "race-\($0)" }
+        for id in ids { try harness.directory.create(DocumentID(validating: id), owner: "olivia") }
+        let address = try Self.email("kim@example.com")
+        // Every grant either lands as a pending invitation the sign-in then redeems, or
+        // finds the address claimed and grants at once: none may be left pending.
+        DispatchQueue.concurrentPerform(iterations: ids.count + 1) { index in
+            if index == ids.count / 2 {
+                _ = try? harness.directory.signIn(user: "kim", email: address)
+            } else {
+                let id = ids[index < ids.count / 2 ? index : index - 1]
+                _ = harness.send(.put, "/v1/documents/\(id)/permissions", as: "olivia", body: #"{"email":"kim@example.com","role":"reader"}"#)
+            }
+        }
+        for id in ids {
+            let row = try #require(try harness.directory.access.access(DocumentID(validating: id)))
+            #expect(row.members["kim"] == .reader && row.invitations == nil, "\(id)")
+        }
+        #expect(try harness.directory.access.invitations.documents(invitedAs: address).isEmpty)
+    }
+
     @Test func malformedAddressesAreRefusedAndChangeNothing() throws {
         let harness = try Harness()
         let before = try harness.stored()
