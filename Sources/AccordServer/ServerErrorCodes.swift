@@ -82,6 +82,13 @@ extension ErrorCode {
     /// REST: the access request was approved, denied or expired already (HTTP 409).
     public static let accessRequestResolved = ErrorCode(rawValue: "ACCESS_REQUEST_RESOLVED")
 
+    /// REST: an email address (an invitation, a token's `email` claim) is malformed
+    /// (HTTP 400; `details.field` names the field).
+    public static let invalidEmail = ErrorCode(rawValue: "INVALID_EMAIL")
+    /// REST: the document has as many pending email invitations as it may hold, or the
+    /// address has as many pending as it may (HTTP 429); cancel some first.
+    public static let tooManyInvitations = ErrorCode(rawValue: "TOO_MANY_INVITATIONS")
+
     /// Every code defined by AccordServer, for golden tests and documentation.
     public static let allServerCodes: [ErrorCode] = [
         .unauthenticated, .permissionDenied, .docAccessDenied, .documentUnavailable, .messageTooLarge,
@@ -89,5 +96,6 @@ extension ErrorCode {
         .tooManyDocuments, .quotaExceeded, .metadataTooLarge, .documentDeleted, .aliasExists, .rootDocumentProtected,
         .blobTooLarge, .blobUploadOffsetMismatch, .blobUploadInProgress, .serverNotReady,
         .collectionNotFound, .collectionExists, .accessRequestNotFound, .accessRequestResolved,
+        .invalidEmail, .tooManyInvitations,
     ]
 }

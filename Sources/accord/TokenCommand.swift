@@ -1,7 +1,7 @@
 import AccordCRDT
 import AccordServer
 
-/// `accord token --sub <user> [--ttl <seconds>] [--channels <pattern>] [--admin] [--secret-file <path>]`: mints a bearer
+/// `accord token --sub <user> [--ttl <seconds>] [--channels <pattern>] [--admin] [--email <address>] [--secret-file <path>]`: mints a bearer
 /// token with the server's secret, for operators and scripts (the server has no login;
 /// whoever holds the secret issues tokens).
 enum TokenCommand {
@@ -17,6 +17,7 @@ enum TokenCommand {
         let secretFile = try args.removeOption("--secret-file")
         let channelsText = try args.removeOption("--channels")
         let admin = args.removeFlag("--admin")
+        let emailText = try args.removeOption("--email")
         if let extra = try args.positionals().first {
             throw AccordCommand.usageError("unexpected argument '\(extra)'", help: "accord token --help")
         }
@@ -43,7 +44,15 @@ enum TokenCommand {
                 throw AccordCommand.usageError("--channels is not a channel pattern: \(error.message)", help: "accord token --help")
             }
         }
+        var email: EmailAddress?
+        if let emailText {
+            do throws(AccordError) {
+                email = try EmailAddress(validating: emailText)
+            } catch {
+                throw AccordCommand.usageError("--email is not an email address: \(error.message)", help: "accord token --help")
+            }
+        }
         let authority = try TokenAuthority(secret: ServerSecret.load(secretFile: secretFile))
-        Output.print(authority.mint(subject: subject, ttl: Double(ttl), channels: channels, admin: admin))
+        Output.print(authority.mint(subject: subject, ttl: Double(ttl), channels: channels, admin: admin, email: email))
     }
 }

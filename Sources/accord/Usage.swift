@@ -9,7 +9,7 @@ enum Usage {
           accord yjs merge <update>... -o <file>   merge Yjs update v1 files into one update
           accord yjs inspect <update> [--json]     show what a Yjs update v1 file holds
           accord serve [--dev] [--port <n>] ...    run the sync server (see 'accord serve --help')
-          accord token --sub <user> [--ttl <seconds>] [--channels <pattern>] [--admin] [--secret-file <path>]
+          accord token --sub <user> [--ttl <seconds>] [--channels <pattern>] [--admin] [--email <address>] [--secret-file <path>]
                                                    mint a bearer token for the sync server
           accord records put|query|count|aggregate --store <file> --schema <file> ...
                                                    typed records in a client store
@@ -115,6 +115,7 @@ enum Usage {
                        [--max-documents-per-user-per-hour <n>]
                        [--max-partial-bytes-per-user <n>] [--max-blob-bytes <n>]
                        [--blob-quota-per-user <n>] [--blob-grace-seconds <n>] [--admins <user,...>]
+                       [--notify-webhook <url>]
 
           Serves WebSocket sync on ws://<host>:<port>/v1/sync/<document> (y-websocket
           framing; stock Yjs clients work) and /v1/sync (Accord clients, multiplexed),
@@ -136,6 +137,12 @@ enum Usage {
                         refuse to open document ids that do not exist yet
           --admins      users who may export and import any document (/v1/admin);
                         with --dev, "dev" is one
+          --notify-webhook
+                        an http://host[:port]/path URL that receives each notification
+                        (a share with sendEmail, an access request's outcome) as a JSON
+                        POST with an idempotency-key header, retried with backoff until
+                        it answers 2xx. Without it they wait in the outbox (10,000 at
+                        most) and are counted in /metrics. See docs/server-api.md
           --max-frame-bytes                  largest WebSocket message (16 MiB)
           --max-document-bytes               largest stored document (256 MiB)
           --max-messages-per-second          per connection (500)
@@ -176,12 +183,14 @@ enum Usage {
         accord token: mint a bearer token for the Accord sync server.
 
         Usage:
-          accord token --sub <user> [--ttl <seconds>] [--channels <pattern>] [--admin] [--secret-file <path>]
+          accord token --sub <user> [--ttl <seconds>] [--channels <pattern>] [--admin] [--email <address>] [--secret-file <path>]
               Prints an HS256 JWT whose sub is <user> and which expires <seconds>
               from now (default 3600), followed by a newline. Clients send it as
               'Authorization: Bearer <token>' or, from browsers, as '?token=<token>'.
               --admin adds the claim "admin": true, which lets its holder manage
               groups (/v1/admin/groups).
+              --email adds the claim "email" (trimmed, lower-cased): the first user
+              to sign in with an address receives the invitations sent to it.
               --channels limits the channels the token may attach to the keys the
               pattern covers: 'room-1' is room-1 and every key under it, a '*'
               segment matches any one segment ('*.lobby'). Without it, any channel.

@@ -51,6 +51,14 @@ import Testing
         #expect(!plain.claims.isAdmin)
     }
 
+    @Test func emailBecomesANormalizedClaim() throws {
+        let dir = try TemporaryDirectory()
+        let run = try mintAndVerify(
+            ["--sub", "alice", "--email", " Alice@Example.COM"], secret: Array(Self.secret.utf8),
+            environment: Self.environment(secret: Self.secret), in: dir)
+        #expect(run.claims.email?.rawValue == "alice@example.com")
+    }
+
     @Test func channelsPatternBecomesAClaim() throws {
         let dir = try TemporaryDirectory()
         let run = try mintAndVerify(
@@ -100,6 +108,8 @@ import Testing
         (["token", "--sub", "alice", "--ttl", "soon"], "--ttl"),
         (["token", "--sub", "alice", "extra"], "extra"),
         (["token", "--sub", "alice", "--bogus"], "--bogus"),
+        (["token", "--sub", "alice", "--email", "alice@"], "--email"),
+        (["serve", "--notify-webhook", "https://hooks.example/x"], "--notify-webhook"),
     ]
 
     @Test(arguments: usageErrors) func usageErrorsExitTwo(args: [String], message: String) throws {
@@ -143,7 +153,7 @@ import Testing
         let result = try TemporaryDirectory().run("token", "--help")
         #expect(result.status == 0)
         #expect(result.stdout.contains("accord token --sub <user> [--ttl <seconds>]"))
-        #expect(result.stdout.contains("[--channels <pattern>] [--admin] [--secret-file <path>]"))
+        #expect(result.stdout.contains("[--channels <pattern>] [--admin] [--email <address>] [--secret-file <path>]"))
         #expect(result.stdout.contains("ACCORD_SECRET"))
         let main = try TemporaryDirectory().run("--help")
         #expect(main.stdout.contains("accord token --sub <user>"))

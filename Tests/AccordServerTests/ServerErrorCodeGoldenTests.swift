@@ -13,6 +13,7 @@ import AccordServer
             "ALIAS_EXISTS", "ROOT_DOCUMENT_PROTECTED", "BLOB_TOO_LARGE",
             "BLOB_UPLOAD_OFFSET_MISMATCH", "BLOB_UPLOAD_IN_PROGRESS", "SERVER_NOT_READY",
             "COLLECTION_NOT_FOUND", "COLLECTION_EXISTS", "ACCESS_REQUEST_NOT_FOUND", "ACCESS_REQUEST_RESOLVED",
+            "INVALID_EMAIL", "TOO_MANY_INVITATIONS",
         ]
         #expect(ErrorCode.allServerCodes.map(\.rawValue) == expected)
         #expect(Set(ErrorCode.allServerCodes).isDisjoint(with: ErrorCode.allCRDTCodes + ErrorCode.allStoreCodes))

@@ -66,17 +66,29 @@ extension Documents {
     }
 
     /// Grants the requested permission (owner only); `ACCESS_REQUEST_RESOLVED` (409) for
-    /// a request approved, denied or expired already.
+    /// a request approved, denied or expired already. The requester is notified through
+    /// the server's outbox, with `documentUrl` as the link.
     @discardableResult
-    public func approveAccessRequest(_ id: DocumentID, requestID: String) async throws(AccordError) -> AccessRequestInfo {
-        try AccessRequestInfo.decode(try await client.send(
-            ServerCall(.post, ["v1", "documents", id.rawValue, "access-requests", requestID, "approve"])))
+    public func approveAccessRequest(
+        _ id: DocumentID, requestID: String, documentUrl: String? = nil
+    ) async throws(AccordError) -> AccessRequestInfo {
+        try await decide(id, requestID, "approve", documentUrl)
     }
 
-    /// Denies a request (owner only); `ACCESS_REQUEST_RESOLVED` (409) once decided.
+    /// Denies a request (owner only); `ACCESS_REQUEST_RESOLVED` (409) once decided. The
+    /// requester is notified through the server's outbox, with `documentUrl` as the link.
     @discardableResult
-    public func denyAccessRequest(_ id: DocumentID, requestID: String) async throws(AccordError) -> AccessRequestInfo {
-        try AccessRequestInfo.decode(try await client.send(
-            ServerCall(.post, ["v1", "documents", id.rawValue, "access-requests", requestID, "deny"])))
+    public func denyAccessRequest(
+        _ id: DocumentID, requestID: String, documentUrl: String? = nil
+    ) async throws(AccordError) -> AccessRequestInfo {
+        try await decide(id, requestID, "deny", documentUrl)
+    }
+
+    private func decide(
+        _ id: DocumentID, _ requestID: String, _ verb: String, _ documentUrl: String?
+    ) async throws(AccordError) -> AccessRequestInfo {
+        let body = documentUrl.map { SharingWire.body(["documentUrl": $0]) } ?? []
+        return try AccessRequestInfo.decode(try await client.send(
+            ServerCall(.post, ["v1", "documents", id.rawValue, "access-requests", requestID, verb], body: body)))
     }
 }

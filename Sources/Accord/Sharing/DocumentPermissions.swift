@@ -17,6 +17,18 @@ public struct DocumentPermissions: Sendable, Hashable {
     public var linkAccess: DocumentPermission?
     /// Grants to groups, by `groupType/groupId`.
     public var groups: [String: DocumentPermission] = [:]
+    /// Pending invitations by (normalized) email address.
+    public var invitations: [String: DocumentPermission] = [:]
+}
+
+/// An invitation to an address nobody has signed in with yet
+/// (``Documents/listPendingInvitations(_:)``).
+public struct InvitationInfo: Sendable, Hashable {
+    /// Trimmed and lower-cased.
+    public var email: String
+    public var permission: DocumentPermission
+    public var invitedBy: String
+    public var invitedAt: Date
 }
 
 /// A document's link access (`documents.getLinkAccess(id)`) and who last changed it.

@@ -19,22 +19,39 @@ extension Documents {
     /// Grants users a permission (owner only). Idempotent; the latest grant for a user
     /// wins. A batch is applied in order and stops at the first refusal (the grants
     /// before it stay). Returns the permissions after the last grant.
+    ///
+    /// With `sendEmail`, the server queues a `share` notification per grant for its
+    /// webhook (`docs/server-api.md`, Notifications), with `documentUrl` as the link.
+    ///
+    /// - Throws: `INVALID_EMAIL` for a malformed address, `TOO_MANY_INVITATIONS`,
+    ///   `PERMISSION_DENIED`, `ROOT_DOCUMENT_PROTECTED`, `NETWORK_ERROR`, ...
     @discardableResult
-    public func updatePermissions(_ id: DocumentID, _ grant: PermissionGrant) async throws(AccordError)
-        -> DocumentPermissions
-    {
-        let grants = grant.userGrants
+    public func updatePermissions(
+        _ id: DocumentID, _ grant: PermissionGrant, sendEmail: Bool = false, documentUrl: String? = nil
+    ) async throws(AccordError) -> DocumentPermissions {
+        let grants = grant.singleGrants
         guard !grants.isEmpty else { return try await getPermissions(id) }
         var body: [UInt8] = []
-        for (user, permission) in grants {
-            let fields = ["user": user, "role": permission.rawValue]
+        for (field, value, permission) in grants {
+            var fields = OrderedObject()
+            fields[field] = .string(value)
+            fields["role"] = .string(permission.rawValue)
+            if sendEmail {
+                fields["sendEmail"] = .bool(true)
+                if let documentUrl { fields["documentUrl"] = .string(documentUrl) }
+            }
             body = try await client.send(ServerCall(.put, Self.path(id, "permissions"), body: SharingWire.body(fields)))
         }
         return try SharingWire.permissions(body)
     }
 
-    /// Removes a member's grant (owner only); removing one that does not exist succeeds.
-    /// Link access still applies to them.
+    /// The invitations to addresses nobody has signed in with yet (owner only), by address.
+    public func listPendingInvitations(_ id: DocumentID) async throws(AccordError) -> [InvitationInfo] {
+        try SharingWire.invitations(try await client.send(ServerCall(.get, Self.path(id, "invitations"))))
+    }
+
+    /// Removes a member's grant, or cancels a pending invitation (owner only); removing
+    /// one that does not exist succeeds. Link access still applies to them.
     @discardableResult
     public func removePermission(_ id: DocumentID, _ holder: PermissionHolder) async throws(AccordError)
         -> DocumentPermissions
@@ -42,6 +59,9 @@ extension Documents {
         switch holder {
         case .userID(let user):
             let call = ServerCall(.delete, Self.path(id, "permissions"), query: [("user", user)])
+            return try SharingWire.permissions(try await client.send(call))
+        case .email(let email):
+            let call = ServerCall(.delete, Self.path(id, "permissions"), query: [("email", email)])
             return try SharingWire.permissions(try await client.send(call))
         }
     }

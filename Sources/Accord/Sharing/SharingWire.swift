@@ -9,6 +9,17 @@ enum SharingWire {
         var members: [String: DocumentPermission]
         var linkAccess: DocumentPermission?
         var groups: [String: DocumentPermission]?
+        var invitations: [String: DocumentPermission]?
+    }
+
+    struct Invitations: Decodable {
+        struct Invitation: Decodable {
+            var email: String
+            var role: DocumentPermission
+            var invitedBy: String
+            var invitedAt: String
+        }
+        var invitations: [Invitation]
     }
 
     struct Link: Decodable {
@@ -54,7 +65,19 @@ enum SharingWire {
     static func permissions(_ body: [UInt8]) throws(AccordError) -> DocumentPermissions {
         let wire = try decode(Permissions.self, body)
         return DocumentPermissions(
-            owner: wire.owner, members: wire.members, linkAccess: wire.linkAccess, groups: wire.groups ?? [:])
+            owner: wire.owner, members: wire.members, linkAccess: wire.linkAccess, groups: wire.groups ?? [:],
+            invitations: wire.invitations ?? [:])
+    }
+
+    static func invitations(_ body: [UInt8]) throws(AccordError) -> [InvitationInfo] {
+        var result: [InvitationInfo] = []
+        for invitation in try decode(Invitations.self, body).invitations {
+            result.append(
+                InvitationInfo(
+                    email: invitation.email, permission: invitation.role, invitedBy: invitation.invitedBy,
+                    invitedAt: try date(invitation.invitedAt)))
+        }
+        return result
     }
 
     static func linkAccess(_ body: [UInt8]) throws(AccordError) -> LinkAccess {

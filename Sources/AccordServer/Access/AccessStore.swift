@@ -30,11 +30,14 @@ public final class AccessStore: Sendable {
     public let groups: GroupStore
     /// Collections and the documents in them.
     public let collections: CollectionStore
+    /// Who claimed which email address, and where invitations to unclaimed ones wait.
+    public let invitations: InvitationStore
 
     public init(storage: SerialStorage) {
         self.storage = storage
         self.groups = GroupStore(storage: storage)
         self.collections = CollectionStore(storage: storage)
+        self.invitations = InvitationStore(storage: storage)
     }
 
     /// The user's effective role on a document with this row: their own grant, the link

@@ -37,6 +37,10 @@ public struct DocumentAccess: Sendable, Hashable, Codable {
     /// older rows keep their bytes. A member of the group has the role while they are
     /// a member (``GroupStore``).
     public var groups: [String: Role]?
+    /// Pending invitations by normalized email address (``EmailAddress``); nil while
+    /// none, so older rows keep their bytes. They grant nothing until redeemed
+    /// (``DocumentDirectory/signIn(user:email:)``).
+    public var invitations: [String: PendingInvitation]?
 
     public init(owner: String) {
         self.owner = owner
@@ -98,6 +102,11 @@ public struct DocumentAccess: Sendable, Hashable, Codable {
         for (group, role) in groups ?? [:] {
             guard GroupKey(rawValue: group) != nil, role != .owner else {
                 throw AccordError(.invalidArgument, "a group grant is reader or read-write to a valid group", details: ["group": group])
+            }
+        }
+        for (email, invitation) in invitations ?? [:] {
+            guard EmailAddress.problem(email) == nil, invitation.role != .owner else {
+                throw AccordError(.invalidArgument, "an invitation is reader or read-write to a valid address", details: ["email": email])
             }
         }
     }

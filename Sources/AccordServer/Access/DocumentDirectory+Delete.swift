@@ -28,6 +28,10 @@ extension DocumentDirectory {
         for raw in (row?.groups ?? [:]).keys {
             if let group = GroupKey(rawValue: raw) { try access.groups.setGranted(id, to: group, false) }
         }
+        for email in (row?.invitations ?? [:]).keys {
+            guard let address = try? EmailAddress(validating: email) else { continue }
+            try access.invitations.withLock { () throws(AccordError) in try unindexInvitation(address, from: id) }
+        }
         try releaseBlobs(of: id)
     }
 }

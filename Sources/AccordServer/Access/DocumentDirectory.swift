@@ -14,7 +14,7 @@ public struct DocumentDirectory: Sendable {
     /// Ids ending in these are not created: the REST API reads a path that ends so as a
     /// sub-resource (`/v1/documents/{id}/permissions`), so such a document could never be
     /// addressed (paths arrive URL-decoded, so `%2F` cannot tell the cases apart).
-    static let reservedSuffixes = ["/permissions", "/link-access", "/owner", "/groups", "/access-requests"]
+    static let reservedSuffixes = ["/permissions", "/link-access", "/owner", "/groups", "/access-requests", "/invitations"]
 
     public init(documents: DocumentStore, access: AccessStore, creationQuota: CreationQuota? = nil) {
         self.documents = documents

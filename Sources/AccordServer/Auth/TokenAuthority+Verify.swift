@@ -113,9 +113,23 @@ extension TokenAuthority {
         case .bool(true)?: isAdmin = true
         default: throw TokenRejection.invalidClaims.error("the token's admin claim is not true or false")
         }
+        // `email` is a valid address or absent: a token that names a malformed one is
+        // refused rather than signing in without it.
+        var email: EmailAddress?
+        switch payload["email"] {
+        case nil: break
+        case .string(let text)?:
+            do throws(AccordError) {
+                email = try EmailAddress(validating: text)
+            } catch {
+                throw TokenRejection.invalidClaims.error("the token's email claim is no valid address: \(error.message)")
+            }
+        default: throw TokenRejection.invalidClaims.error("the token's email claim is not a string")
+        }
         return TokenClaims(
             subject: subject, expiresAt: expiresAt, notBefore: try numericDate(payload, "nbf"),
-            issuedAt: try numericDate(payload, "iat"), channels: try channelPattern(payload), isAdmin: isAdmin)
+            issuedAt: try numericDate(payload, "iat"), channels: try channelPattern(payload), isAdmin: isAdmin,
+            email: email)
     }
 
     /// The `channels` claim: nil when absent, `invalid-claims` when it is not a string

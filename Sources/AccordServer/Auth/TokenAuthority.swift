@@ -46,20 +46,26 @@ public struct TokenAuthority: Sendable {
     /// checked here: one ``subjectProblem(_:)`` objects to makes a token every entry
     /// point refuses (`accord token` checks first).
     /// With `channels`, the token carries that pattern (``TokenClaims/channels``); with
-    /// `admin`, `"admin": true` (``TokenClaims/isAdmin``).
-    public func mint(subject: String, expiresAt: Date, channels: ChannelKeyPattern? = nil, admin: Bool = false) -> String {
+    /// `admin`, `"admin": true` (``TokenClaims/isAdmin``); with `email`, that address
+    /// (``TokenClaims/email``).
+    public func mint(
+        subject: String, expiresAt: Date, channels: ChannelKeyPattern? = nil, admin: Bool = false,
+        email: EmailAddress? = nil
+    ) -> String {
         var claims: [(String, AnyValue)] = [("sub", .string(subject)), ("exp", .int(Self.numericDate(expiresAt)))]
         if let channels { claims.append(("channels", .string(channels.rawValue))) }
         if admin { claims.append(("admin", .bool(true))) }
+        if let email { claims.append(("email", .string(email.rawValue))) }
         let payload = AnyValue.object(OrderedObject(claims))
         return signed(headerJSON: Self.headerJSON, payloadJSON: Array(payload.jsonText.utf8))
     }
 
     /// A token for `subject` valid for `ttl` seconds from `now`.
     public func mint(
-        subject: String, ttl: TimeInterval, now: Date = Date(), channels: ChannelKeyPattern? = nil, admin: Bool = false
+        subject: String, ttl: TimeInterval, now: Date = Date(), channels: ChannelKeyPattern? = nil, admin: Bool = false,
+        email: EmailAddress? = nil
     ) -> String {
-        mint(subject: subject, expiresAt: now.addingTimeInterval(ttl), channels: channels, admin: admin)
+        mint(subject: subject, expiresAt: now.addingTimeInterval(ttl), channels: channels, admin: admin, email: email)
     }
 
     /// The one header this server writes, byte for byte what common JWT libraries write.

@@ -19,11 +19,15 @@ public struct TokenClaims: Sendable, Hashable {
     /// The token's `admin` claim (`true`): its holder may manage groups (the admin group
     /// routes), like the users named in ``AccordServer/Configuration/adminUsers``.
     public var isAdmin: Bool
+    /// The token's `email` claim, normalized (``EmailAddress``): the first request with
+    /// it claims the address for ``subject`` and redeems invitations to it.
+    public var email: EmailAddress?
 
     public init(
         subject: String, expiresAt: Date, notBefore: Date? = nil, issuedAt: Date? = nil,
-        channels: ChannelKeyPattern? = nil, isAdmin: Bool = false
+        channels: ChannelKeyPattern? = nil, isAdmin: Bool = false, email: EmailAddress? = nil
     ) {
+        self.email = email
         self.subject = subject
         self.expiresAt = expiresAt
         self.notBefore = notBefore

@@ -83,6 +83,15 @@ public final class AccordServer: Sendable {
         public var blobUploadExpirySeconds: Double = 86400
         /// Where unfinished uploads are kept; nil: inside the storage's blob directory.
         public var blobUploadsDirectory: String?
+        /// Where notifications (shares with `sendEmail`, access-request decisions) are
+        /// POSTed (`http://host[:port]/path`); nil: they are kept in the outbox (at most
+        /// ``notificationOutboxCapacity``) and counted in `/metrics`.
+        public var notifyWebhookURL: String?
+        /// Notifications the outbox holds at most; queuing past it drops the oldest (counted).
+        public var notificationOutboxCapacity = 10_000
+        /// The wait after a failed webhook attempt doubles from this, up to the maximum.
+        public var notificationRetryInitialMilliseconds: Int64 = 1000
+        public var notificationRetryMaxMilliseconds: Int64 = 3_600_000
         /// Milliseconds since the epoch; tests may substitute a clock.
         public var now: @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) }
 
@@ -96,6 +105,9 @@ public final class AccordServer: Sendable {
     /// The server's blob storage (uploads, references, collection).
     public let blobs: ServerBlobs
     private let collector: BlobCollector
+    /// Notifications waiting for the webhook.
+    public let notifications: NotificationOutbox
+    private let webhook: WebhookDelivery?
     private let hub: SyncHub
     private let server: WebSocketServer
 
@@ -108,9 +120,15 @@ public final class AccordServer: Sendable {
             onRefused: { metrics.refused(.documentsPerUserPerHour) })
         let directory = DocumentDirectory(
             documents: documents, access: AccessStore(storage: documents.storage), creationQuota: quota)
+        let redeemer = InvitationRedeemer(directory: directory)
+        // Every verified request redeems its email's pending invitations (first time only).
         let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> String = { request throws(AccordError) in
-            try tokens.authenticate(request).subject
+            let claims = try tokens.authenticate(request)
+            redeemer.signedIn(claims)
+            return claims.subject
         }
+        let notifications = try NotificationOutbox(
+            storage: documents.storage, capacity: configuration.notificationOutboxCapacity)
         let hub = SyncHub(
             directory: directory,
             options: SyncHub.Options(
@@ -128,8 +146,13 @@ public final class AccordServer: Sendable {
             metrics: metrics,
             authenticate: { request throws(AccordError) in
                 let claims = try tokens.authenticate(request)
+                redeemer.signedIn(claims)
                 return SyncIdentity(user: claims.subject, channels: claims.channels)
             })
+        redeemer.reportTo { change in
+            hub.directoryChanged(.access(change.id, before: change.before, after: change.after, cause: DirectoryMessage.Cause.grant))
+            hub.accessChanged(change.id)
+        }
 
         var routes = HTTPRoutes()
         routes.add(.get, "/healthz") { _ in
@@ -163,7 +186,8 @@ public final class AccordServer: Sendable {
                 blobs: blobs, authenticate: authenticate, collectionRequested: { collector.request() },
                 admins: configuration.adminUsers),
             directoryChanged: { hub.directoryChanged($0) },
-            now: { [now = configuration.now] in Date(timeIntervalSince1970: Double(now()) / 1000) })
+            now: { [now = configuration.now] in Date(timeIntervalSince1970: Double(now()) / 1000) },
+            notifications: notifications)
         documentsAPI.register(in: &routes)
         let schemas = RecordsSchemaStore(storage: documents.storage)
         RecordsAPI(
@@ -206,17 +230,36 @@ public final class AccordServer: Sendable {
         // uses (once per connection). Unauthenticated connections are in no group: they
         // are closed before they send anything we read.
         network.maxPartialBytesPerGroup = configuration.maxPartialBytesPerUser
-        network.partialBytesGroup = { request in try? authenticate(request) }
+        // The bare verifier: redeeming here, before the hub has the connection, would
+        // report the grants before the connection could hear of them.
+        network.partialBytesGroup = { request in try? tokens.authenticate(request).subject }
+        var webhook: WebhookDelivery?
+        if let url = configuration.notifyWebhookURL {
+            var options = WebhookDelivery.Options(url: url)
+            options.initialBackoffMilliseconds = max(1, configuration.notificationRetryInitialMilliseconds)
+            options.maxBackoffMilliseconds = max(options.initialBackoffMilliseconds, configuration.notificationRetryMaxMilliseconds)
+            do {
+                webhook = try WebhookDelivery(
+                    outbox: notifications, options: options, now: { [now = configuration.now] in Int64(now()) })
+            } catch {
+                collector.stop()
+                throw error
+            }
+        }
         hub.start()
         do {
             server = try WebSocketServer(network)
         } catch {
             try? hub.stop()
             collector.stop()
+            if let webhook { Task { await webhook.stop() } }
             throw AccordError(.ioError, "cannot listen on \(configuration.host):\(configuration.port): \(error.message)",
                               details: ["host": configuration.host, "port": String(configuration.port)])
         }
         metrics.readOutbound { [server] in server.outbound }
+        metrics.readNotifications { notifications.currentStatistics }
+        self.notifications = notifications
+        self.webhook = webhook
         self.port = server.port
         self.hub = hub
         self.metrics = metrics
@@ -231,6 +274,8 @@ public final class AccordServer: Sendable {
         // The hub waits for its queue and flushes (fsync): do that on a dispatch thread,
         // never on a Swift concurrency thread.
         let hub = self.hub
+        // First, so no delivery starts while the rest stops (an attempt cut short stays queued).
+        await webhook?.stop()
         let stopped = await withCheckedContinuation { (done: CheckedContinuation<Result<Void, AccordError>, Never>) in
             DispatchQueue.global().async {
                 done.resume(returning: Result { () throws(AccordError) in try hub.stop() })

@@ -19,6 +19,8 @@ public final class ServerMetrics: @unchecked Sendable {
     /// The network layer's outbound queues, read when the metrics are: they change on
     /// every send and write, which this lock need not see.
     private var outbound: (@Sendable () -> OutboundStatistics)?
+    /// The notification outbox's counters, read when the metrics are.
+    private var notifications: (@Sendable () -> NotificationOutbox.Statistics)?
 
     /// Upper bounds (milliseconds) of the persist-latency histogram buckets.
     static let persistBounds: [UInt64] = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000]
@@ -38,6 +40,9 @@ public final class ServerMetrics: @unchecked Sendable {
     /// A request, connection or message refused by one of the caps.
     func refused(_ limit: ServerLimit) { update { limitRefusals[limit, default: 0] += 1 } }
     func readOutbound(from source: @escaping @Sendable () -> OutboundStatistics) { update { outbound = source } }
+    func readNotifications(from source: @escaping @Sendable () -> NotificationOutbox.Statistics) {
+        update { notifications = source }
+    }
 
     /// Time from appending an update to the store reporting it durable.
     func persisted(latencies: [UInt64]) {
@@ -91,6 +96,7 @@ public final class ServerMetrics: @unchecked Sendable {
     /// The Prometheus exposition text.
     public func render() -> String {
         let queues = outboundStatistics
+        let outbox = update { notifications }?() ?? NotificationOutbox.Statistics()
         lock.lock()
         defer { lock.unlock() }
         var out = ""
@@ -125,6 +131,16 @@ public final class ServerMetrics: @unchecked Sendable {
         histogram.append("accord_persist_latency_milliseconds_count \(persistCount)")
         metric("accord_persist_latency_milliseconds", "histogram",
                "Time from appending an update to it being durable.", histogram)
+        metric("accord_notifications_pending", "gauge", "Notifications in the outbox, waiting for the webhook (or for one to be configured).",
+               ["accord_notifications_pending \(outbox.pending)"])
+        metric("accord_notifications_queued_total", "counter", "Notifications put in the outbox.",
+               ["accord_notifications_queued_total \(outbox.queued)"])
+        metric("accord_notifications_delivered_total", "counter", "Notifications the webhook answered with 2xx.",
+               ["accord_notifications_delivered_total \(outbox.delivered)"])
+        metric("accord_notification_delivery_failures_total", "counter", "Webhook attempts that failed (retried with backoff).",
+               ["accord_notification_delivery_failures_total \(outbox.failedAttempts)"])
+        metric("accord_notifications_dropped_total", "counter", "Notifications dropped: the outbox was full, or one failed every attempt.",
+               ["accord_notifications_dropped_total \(outbox.dropped)"])
         return out
     }
 }

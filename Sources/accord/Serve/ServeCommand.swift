@@ -74,6 +74,13 @@ enum ServeCommand {
         if let admins = try args.removeOption("--admins") {
             configuration.adminUsers = Set(admins.split(separator: ",").map(String.init))
         }
+        if let webhook = try args.removeOption("--notify-webhook") {
+            guard WebhookDelivery.isHTTPURL(webhook) else {
+                throw AccordCommand.usageError(
+                    "--notify-webhook takes an http://host[:port]/path URL, not '\(webhook)'", help: "accord serve --help")
+            }
+            configuration.notifyWebhookURL = webhook
+        }
         let extra = try args.positionals()
         guard extra.isEmpty else { throw AccordCommand.usageError("unexpected argument '\(extra[0])'", help: "accord serve --help") }
 

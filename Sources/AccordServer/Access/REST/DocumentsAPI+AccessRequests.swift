@@ -72,10 +72,18 @@ extension DocumentsAPI {
     /// `POST /v1/documents/{id}/access-requests/{request}/approve` (grants the asked
     /// permission as a direct grant, as `PUT …/permissions` would) or `…/deny`; owner
     /// only. A request approved, denied or expired is `ACCESS_REQUEST_RESOLVED` (409).
-    func decideAccessRequest(_ id: DocumentID, _ requestID: String, approve: Bool, user: String) throws(AccordError)
-        -> HTTPResponse
-    {
+    /// The optional body `{"documentUrl"}` goes into the notification that tells the
+    /// requester the outcome (queued in the outbox when the server has one).
+    func decideAccessRequest(
+        _ request: HTTPRequest, _ id: DocumentID, _ requestID: String, approve: Bool, user: String
+    ) throws(AccordError) -> HTTPResponse {
         let now = Self.milliseconds(self.now())
+        let documentUrl = try JSONBody.optional(request.body, allowedKeys: ["documentUrl"])?.string("documentUrl")
+        if let documentUrl, documentUrl.utf8.count > ServerNotification.maxDocumentURLBytes {
+            throw AccordError(
+                .invalidArgument, "documentUrl has at most \(ServerNotification.maxDocumentURLBytes) bytes",
+                details: ["field": "documentUrl"])
+        }
         try requireDocument(id)
         var before: DocumentAccess?
         var decided: AccessRequest?
@@ -112,6 +120,12 @@ extension DocumentsAPI {
         }
         if result.changed { reportAccess(id, before: before, after: result.access, cause: DirectoryMessage.Cause.grant) }
         guard let decided else { throw AccordError(.storageError, "the decision was not stored") }
+        try notifications?.enqueue(
+            ServerNotification(
+                type: approve ? ServerNotification.accessRequestApproved : ServerNotification.accessRequestDenied,
+                document: id.rawValue, documentUrl: documentUrl, from: user, toUser: decided.user,
+                permission: decided.permission, accessRequest: decided.id, createdAt: now),
+            now: now)
         return RESTJSON.response(status: 200, AccessRequestBody(decided, now: now))
     }
 

@@ -13,6 +13,7 @@ import AccordStore
 /// | `PATCH /v1/documents/{id}` | owner or read-write |
 /// | `DELETE /v1/documents/{id}` | owner |
 /// | `GET`, `PUT`, `DELETE /v1/documents/{id}/permissions` | owner |
+/// | `GET /v1/documents/{id}/invitations` | owner |
 /// | `GET /v1/documents/{id}/link-access` | any role |
 /// | `PUT`, `DELETE /v1/documents/{id}/link-access` | owner or read-write |
 /// | `PUT /v1/documents/{id}/owner` | owner |
@@ -37,6 +38,9 @@ public struct DocumentsAPI: Sendable {
     let directoryChanged: @Sendable (DirectoryChange) -> Void
     /// The clock of access requests (their 30-day expiry).
     let now: @Sendable () -> Date
+    /// Where `sendEmail` shares and access-request decisions are queued for the webhook
+    /// (nil: none, and `sendEmail: true` is refused).
+    let notifications: NotificationOutbox?
 
     /// - Parameters:
     ///   - authenticate: the caller's user id for a request, or `UNAUTHENTICATED`. The
@@ -52,9 +56,10 @@ public struct DocumentsAPI: Sendable {
         authenticate: @escaping @Sendable (HTTPRequest) throws(AccordError) -> String,
         accessChanged: @escaping @Sendable (DocumentID) -> Void, blobs: BlobsAPI? = nil,
         directoryChanged: @escaping @Sendable (DirectoryChange) -> Void = { _ in },
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, notifications: NotificationOutbox? = nil
     ) {
         self.now = now
+        self.notifications = notifications
         self.directory = directory
         self.authenticate = authenticate
         self.accessChanged = accessChanged
@@ -105,8 +110,9 @@ public struct DocumentsAPI: Sendable {
             case .owner(let id): return try transferOwnership(request, try documentID(id), user: user)
             case .groups(let id): return try groupGrant(request, try documentID(id), user: user)
             case .accessRequests(let id): return try accessRequests(request, try documentID(id), user: user)
+            case .invitations(let id): return try pendingInvitations(try documentID(id), user: user)
             case .accessRequestDecision(let id, let requestID, let approve):
-                return try decideAccessRequest(try documentID(id), requestID, approve: approve, user: user)
+                return try decideAccessRequest(request, try documentID(id), requestID, approve: approve, user: user)
             }
         } catch {
             return RESTError.response(error)

@@ -23,6 +23,7 @@ enum DocumentsRoute: Equatable {
     case groups(String)
     case accessRequests(String)
     case accessRequestDecision(String, request: String, approve: Bool)
+    case invitations(String)
 
     /// What a path names, regardless of method; nil when it is not ours.
     enum Resource: Equatable {
@@ -34,6 +35,7 @@ enum DocumentsRoute: Equatable {
         case groups(String)
         case accessRequests(String)
         case accessRequestDecision(String, request: String, approve: Bool)
+        case invitations(String)
     }
 
     static let accessRequestsSuffix = "/access-requests"
@@ -56,6 +58,7 @@ enum DocumentsRoute: Equatable {
         case (.owner(let id), .put): return .success(.owner(id))
         case (.groups(let id), .put), (.groups(let id), .delete): return .success(.groups(id))
         case (.accessRequests(let id), .get), (.accessRequests(let id), .post): return .success(.accessRequests(id))
+        case (.invitations(let id), .get): return .success(.invitations(id))
         case (.accessRequestDecision(let id, let request, let approve), .post):
             return .success(.accessRequestDecision(id, request: request, approve: approve))
         default: return .failure(.methodNotAllowed(allowed(on: resource)))
@@ -74,6 +77,7 @@ enum DocumentsRoute: Equatable {
         if let id = rest.droppingSuffix("/owner") { return .owner(id) }
         if let id = rest.droppingSuffix("/groups") { return .groups(id) }
         if let id = rest.droppingSuffix(accessRequestsSuffix) { return .accessRequests(id) }
+        if let id = rest.droppingSuffix("/invitations") { return .invitations(id) }
         // {id}/access-requests/{request}/approve|deny; the request id has no '/'.
         for (verb, approve) in [("/approve", true), ("/deny", false)] {
             guard let head = rest.droppingSuffix(verb), let slash = head.utf8.lastIndex(of: UInt8(ascii: "/")) else { continue }
@@ -96,6 +100,7 @@ enum DocumentsRoute: Equatable {
         case .groups: [.put, .delete]
         case .accessRequests: [.get, .post]
         case .accessRequestDecision: [.post]
+        case .invitations: [.get]
         }
     }
 

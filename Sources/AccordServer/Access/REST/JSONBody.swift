@@ -74,6 +74,13 @@ struct JSONBody {
         return string
     }
 
+    /// The boolean under `key`, nil when the key is absent.
+    func bool(_ key: String) throws(AccordError) -> Bool? {
+        guard let value = object[key] else { return nil }
+        guard let flag = value as? Bool else { throw Self.wrongType(key, "true or false") }
+        return flag
+    }
+
     /// The array of strings under `key`, nil when the key is absent.
     func strings(_ key: String) throws(AccordError) -> [String]? {
         guard let value = object[key] else { return nil }

@@ -11,8 +11,8 @@ import AccordStore
 /// | `DOC_ACCESS_DENIED`, `PERMISSION_DENIED`, `ROOT_DOCUMENT_PROTECTED` | 403 |
 /// | `DOCUMENT_NOT_FOUND` | 404 |
 /// | `DOCUMENT_EXISTS`, `ALIAS_EXISTS` | 409 |
-/// | `INVALID_ARGUMENT`, `MALFORMED_JSON`, `METADATA_TOO_LARGE` | 400 |
-/// | `TOO_MANY_DOCUMENTS` | 429 |
+/// | `INVALID_ARGUMENT`, `MALFORMED_JSON`, `METADATA_TOO_LARGE`, `INVALID_EMAIL` | 400 |
+/// | `TOO_MANY_DOCUMENTS`, `TOO_MANY_INVITATIONS` | 429 |
 /// | `BLOB_NOT_FOUND` | 404 |
 /// | `BLOB_TOO_LARGE`, `QUOTA_EXCEEDED` | 413 |
 /// | `BLOB_HASH_MISMATCH` | 422 |
@@ -36,8 +36,8 @@ public enum RESTError {
              .accessRequestResolved: 409
         case .blobTooLarge, .quotaExceeded: 413
         case .blobHashMismatch: 422
-        case .invalidArgument, .malformedJSON, .metadataTooLarge: 400
-        case .tooManyDocuments: 429
+        case .invalidArgument, .malformedJSON, .metadataTooLarge, .invalidEmail: 400
+        case .tooManyDocuments, .tooManyInvitations: 429
         case .serverNotReady: 503
         default: 500
         }

@@ -68,15 +68,18 @@ struct PermissionsBody: Encodable {
     var linkAccess: Role?
     /// Grants to groups (`type/id` → role); the key is left out while there are none.
     var groups: [String: Role]?
+    /// Pending invitations (address → role); the key is left out while there are none.
+    var invitations: [String: Role]?
 
     init(_ access: DocumentAccess) {
         owner = access.owner
         members = access.members
         linkAccess = access.linkAccess
         groups = access.groups
+        invitations = access.invitations?.mapValues(\.role)
     }
 
-    private enum CodingKeys: String, CodingKey { case owner, members, linkAccess, groups }
+    private enum CodingKeys: String, CodingKey { case owner, members, linkAccess, groups, invitations }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -85,6 +88,7 @@ struct PermissionsBody: Encodable {
         // null rather than a missing key, so clients see "no link access" spelled out.
         try c.encode(linkAccess, forKey: .linkAccess)
         try c.encodeIfPresent(groups, forKey: .groups)
+        try c.encodeIfPresent(invitations, forKey: .invitations)
     }
 }
 
