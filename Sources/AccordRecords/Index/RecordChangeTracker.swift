@@ -29,9 +29,9 @@ public final class RecordChangeTracker {
                     changed[name, default: []].insert(id)
                 } else if event.path.isEmpty {
                     changed[name, default: []].formUnion(event.keys.keys)
-                    for (id, change) in event.keys where change.action == .add {
-                        created[name, default: []].insert(id)
-                    }
+                    // Gathered first, then added in one go: one lookup of the model, not one per id.
+                    let added = event.keys.compactMap { $0.value.action == .add ? $0.key : nil }
+                    if !added.isEmpty { created[name, default: []].formUnion(added) }
                 }
             }
         })

@@ -8,7 +8,7 @@ extension RecordIndex {
     /// next use of the index, whichever comes first. `models` are the schemas to read
     /// them with; a model the index no longer has with that schema when the rows are
     /// written is skipped (its re-registration projects the document again).
-    /// `created` names the records of `changes` that the transaction created: their
+    /// `created` names the records of `changes` (a subset) that the transaction created: their
     /// rows are inserted without first clearing string-set members they cannot have
     /// (checked when written: see ``insertMany(_:into:document:created:)``).
     public func enqueue(
@@ -21,6 +21,8 @@ extension RecordIndex {
             guard let schema = models[model] else { continue }
             rows.reserveCapacity(rows.count + ids.count)
             let createdIDs = created[model] ?? []
+            // The ids created are among those changed: when as many, all were (a batch of new records).
+            let allCreated = createdIDs.count == ids.count
             for id in ids {
                 let record: RecordData?
                 do {
@@ -29,7 +31,7 @@ extension RecordIndex {
                     malformed += 1
                     record = nil
                 }
-                rows.append(PendingProjection.Row(schema: schema, id: id, record: record, created: createdIDs.contains(id)))
+                rows.append(PendingProjection.Row(schema: schema, id: id, record: record, created: allCreated || createdIDs.contains(id)))
             }
         }
         let projection = PendingProjection(
