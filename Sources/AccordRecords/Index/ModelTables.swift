@@ -52,11 +52,12 @@ struct ModelTables {
         memberWrites = stringSets.map { ($0.name, Self.members(schema.name, $0.name)) }
         let rows = RecordIndex.rowsPerStatement
         let allMarks = Array(repeating: upsertRowMarks, count: rows).joined(separator: ", ")
+        let tables = memberWrites.map(\.table)
         fullChunk = FullChunkStatements(
             upsertRows: upsertRowPrefix + allMarks,
             insertNewRows: insertRowPrefix + allMarks,
-            clearMembers: Dictionary(uniqueKeysWithValues: memberWrites.map { ($0.table, Self.clearMembers(of: rows, in: $0.table)) }),
-            addMembers: Dictionary(uniqueKeysWithValues: memberWrites.map { ($0.table, Self.addMembers(rows, to: $0.table)) }))
+            clearMembers: Dictionary(uniqueKeysWithValues: tables.map { ($0, Self.clearMembers(of: rows, in: $0)) }),
+            addMembers: Dictionary(uniqueKeysWithValues: tables.map { ($0, Self.addMembers(rows, to: $0)) }))
     }
 
     func members(_ field: String) -> String { Self.members(schema.name, field) }

@@ -8,9 +8,9 @@ extension RecordIndex {
     /// next use of the index, whichever comes first. `models` are the schemas to read
     /// them with; a model the index no longer has with that schema when the rows are
     /// written is skipped (its re-registration projects the document again).
-    /// `created` names the records of `changes` (a subset) that the transaction created: their
-    /// rows are inserted without first clearing string-set members they cannot have
-    /// (checked when written: see ``insertMany(_:into:document:created:)``).
+    /// `created` names the records of `changes` (a subset) that the transaction
+    /// created: their rows are inserted without first clearing string-set members they
+    /// cannot have (checked when written: see ``insertMany(_:into:document:created:)``).
     public func enqueue(
         _ document: DocumentID, doc: Doc, changes: [String: Set<String>], created: [String: Set<String>] = [:],
         models: [String: ModelSchema], sequence: UInt64
