@@ -233,6 +233,98 @@ import Testing
         #expect(try index.count("tagged", filter: ["tags": ["$contains": "m5"]], documents: ["inbox"]) == holdingM5.count)
     }
 
+    static let tagged = ModelSchema("tagged", fields: [FieldSchema("title", .string), FieldSchema("tags", .stringSet)])
+
+    private static func tags(_ record: IndexedRecord?) -> [String] {
+        guard case .stringSet(let set)? = record?.record.values["tags"] else { return [] }
+        return set.sorted()
+    }
+
+    @Test func theTrackerNamesTheRecordsATransactionCreated() throws {
+        let doc = Doc(clientID: 7)
+        let tracker = try RecordChangeTracker(doc: doc, models: [Self.tagged])
+        try doc.transact {
+            try RecordLayout.write(["title": "one"], id: "a", model: Self.tagged, in: doc)
+            try RecordLayout.write(["title": "two"], id: "b", model: Self.tagged, in: doc)
+        }
+        var taken = tracker.takeChanges()
+        #expect(taken.changed == ["tagged": ["a", "b"]])
+        #expect(taken.created == ["tagged": ["a", "b"]])
+        // A field of an existing record, a new one beside it: only the new one is created.
+        try doc.transact {
+            try RecordLayout.write(["title": "one again"], id: "a", model: Self.tagged, in: doc)
+            try RecordLayout.write(["title": "three"], id: "c", model: Self.tagged, in: doc)
+        }
+        taken = tracker.takeChanges()
+        #expect(taken.changed == ["tagged": ["a", "c"]])
+        #expect(taken.created == ["tagged": ["c"]])
+        try RecordLayout.delete("b", model: Self.tagged, in: doc)
+        taken = tracker.takeChanges()
+        #expect(taken.changed == ["tagged": ["b"]])
+        #expect(taken.created.isEmpty)
+    }
+
+    /// Records their transaction created skip the clearing of string-set members: what
+    /// they leave must still be exactly the document's records, members included.
+    @Test func createdRecordsLeaveExactlyTheRowsOfTheDocument() throws {
+        let index = try RecordIndex(path: ":memory:")
+        try index.register([Self.tagged])
+        let doc = Doc(clientID: 5)
+        let tracker = try RecordChangeTracker(doc: doc, models: [Self.tagged])
+        // 100 new records (chunks of 32 and a remainder), 0 to 7 members each; then 50
+        // of them changed and 50 more created in one transaction (both kinds in one projection).
+        for pass in 0..<2 {
+            try doc.transact {
+                for n in stride(from: pass * 50, to: 100 + pass * 50, by: 1) where pass == 0 || n % 2 == 0 || n >= 100 {
+                    let members = (0..<((n + pass) % 8)).map { "m\($0)" }
+                    try RecordLayout.write(
+                        ["title": .string("r\(n)-\(pass)"), "tags": .stringSet(StringSet(members))],
+                        id: "r\(n)", model: Self.tagged, in: doc)
+                }
+            }
+            let (changes, created) = tracker.takeChanges()
+            #expect(created["tagged"]?.count == (pass == 0 ? 100 : 50))
+            index.enqueue(
+                "inbox", doc: doc, changes: changes, created: created, models: ["tagged": Self.tagged],
+                sequence: UInt64(pass + 1))
+        }
+        #expect(try index.count("tagged", documents: ["inbox"]) == 150)
+        let written = index.counters.projectedRecords
+        // Reconciling compares every record with its rows (members included): none differs.
+        try index.projectAll("inbox", doc: doc, sequence: 2)
+        #expect(index.counters.projectedRecords == written)
+        #expect(Self.tags(try index.query("tagged", filter: ["id": "r52"]).first) == ["m0", "m1", "m2", "m3", "m4"])
+        #expect(Self.tags(try index.query("tagged", filter: ["id": "r120"]).first) == ["m0"])
+    }
+
+    /// `created` is a hint: a record named created that the index still holds (deleted
+    /// and created again between two projections, say) is written over its old row,
+    /// and its old members are gone.
+    @Test func aCreatedHintForARowTheIndexHoldsStillReplacesItsMembers() throws {
+        let index = try RecordIndex(path: ":memory:")
+        try index.register([Self.tagged])
+        let doc = Doc(clientID: 9)
+        let tracker = try RecordChangeTracker(doc: doc, models: [Self.tagged])
+        try RecordLayout.write(["title": "old", "tags": .stringSet(["a", "b"])], id: "x", model: Self.tagged, in: doc)
+        try RecordLayout.write(["title": "other", "tags": .stringSet(["a"])], id: "y", model: Self.tagged, in: doc)
+        index.enqueue("inbox", doc: doc, changes: tracker.take(), models: ["tagged": Self.tagged], sequence: 2)
+        #expect(try index.count("tagged", filter: ["tags": ["$contains": "b"]]) == 1)
+
+        try RecordLayout.delete("x", model: Self.tagged, in: doc)
+        try RecordLayout.write(["title": "new", "tags": .stringSet(["c"])], id: "x", model: Self.tagged, in: doc)
+        try RecordLayout.write(["title": "fresh", "tags": .stringSet(["a"])], id: "z", model: Self.tagged, in: doc)
+        // Both transactions taken together; the record is named created though the index holds it.
+        let (changes, created) = tracker.takeChanges()
+        #expect(created["tagged"] == ["x", "z"])
+        index.enqueue(
+            "inbox", doc: doc, changes: changes, created: created, models: ["tagged": Self.tagged], sequence: 5)
+        #expect(try index.count("tagged", filter: ["tags": ["$contains": "b"]]) == 0)
+        #expect(try index.count("tagged", filter: ["tags": ["$contains": "a"]]) == 2)
+        #expect(try index.query("tagged", filter: ["id": "x"]).first?.record.values["title"] == .string("new"))
+        #expect(Self.tags(try index.query("tagged", filter: ["id": "x"]).first) == ["c"])
+        #expect(try index.count("tagged") == 3)
+    }
+
     @Test func aQueuedWriteThatFailsIsReportedAndLeavesTheDocumentToProjectAgain() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/index.sqlite"

@@ -82,11 +82,11 @@ final class DocumentProjector {
 
     private func projectChanges() {
         sequence += 1
-        let changes = tracker.take()
+        let (changes, created) = tracker.takeChanges()
         guard !changes.isEmpty else { return }
         undelivered.append((sequence, changes))
         // Read here, on the document's owner; the index writes them off this path.
-        index.enqueue(id, doc: doc, changes: changes, models: tracked, sequence: sequence)
+        index.enqueue(id, doc: doc, changes: changes, created: created, models: tracked, sequence: sequence)
     }
 
     /// The changed records of every transaction the store made durable through

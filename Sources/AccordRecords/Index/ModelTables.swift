@@ -23,8 +23,21 @@ struct ModelTables {
     /// repeat the row.
     let upsertRowPrefix: String
     let upsertRowMarks: String
+    /// ``upsertRowPrefix`` that leaves existing rows alone instead of replacing them.
+    let insertRowPrefix: String
     /// For each string set: its field and its members table.
     let memberWrites: [(field: String, table: String)]
+    /// The statements for a full chunk of ``RecordIndex/rowsPerStatement`` rows, made
+    /// once (building them per chunk showed in profiles of bulk inserts).
+    let fullChunk: FullChunkStatements
+
+    struct FullChunkStatements {
+        let upsertRows: String
+        let insertNewRows: String
+        /// By members table: clearing the members of a chunk's records, adding a chunk of members.
+        let clearMembers: [String: String]
+        let addMembers: [String: String]
+    }
 
     init(schema: ModelSchema) {
         self.schema = schema
@@ -33,9 +46,18 @@ struct ModelTables {
         records = "\"r_\(schema.name)\""
         let columns = ["document", "id"] + valueFields.map { Self.column($0.name) }
         upsertRowPrefix = "INSERT OR REPLACE INTO \(records) (\(columns.joined(separator: ", "))) VALUES "
+        insertRowPrefix = "INSERT OR IGNORE INTO \(records) (\(columns.joined(separator: ", "))) VALUES "
         upsertRowMarks = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
         upsertRow = upsertRowPrefix + upsertRowMarks
         memberWrites = stringSets.map { ($0.name, Self.members(schema.name, $0.name)) }
+        let rows = RecordIndex.rowsPerStatement
+        let allMarks = Array(repeating: upsertRowMarks, count: rows).joined(separator: ", ")
+        let tables = memberWrites.map(\.table)
+        fullChunk = FullChunkStatements(
+            upsertRows: upsertRowPrefix + allMarks,
+            insertNewRows: insertRowPrefix + allMarks,
+            clearMembers: Dictionary(uniqueKeysWithValues: tables.map { ($0, Self.clearMembers(of: rows, in: $0)) }),
+            addMembers: Dictionary(uniqueKeysWithValues: tables.map { ($0, Self.addMembers(rows, to: $0)) }))
     }
 
     func members(_ field: String) -> String { Self.members(schema.name, field) }

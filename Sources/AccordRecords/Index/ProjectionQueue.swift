@@ -4,11 +4,13 @@ import Foundation
 /// The changed records of one transaction, read out of its document on the document
 /// owner's executor and waiting to be written into the index's tables.
 struct PendingProjection: Sendable {
-    /// One record to write (`record` nil: remove its row).
+    /// One record to write (`record` nil: remove its row). `created`: its transaction
+    /// created it, so the index most likely holds no row for it yet (a hint, checked).
     struct Row: Sendable {
         let schema: ModelSchema
         let id: String
         let record: RecordData?
+        var created = false
     }
 
     let document: DocumentID

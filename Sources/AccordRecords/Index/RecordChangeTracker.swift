@@ -9,6 +9,8 @@ public import AccordCRDT
 public final class RecordChangeTracker {
     private var subscriptions: [Subscription] = []
     private var changed: [String: Set<String>] = [:]
+    /// Of `changed`, the ids the root map gained (absent before their transaction).
+    private var created: [String: Set<String>] = [:]
 
     /// Starts tracking the root maps of `models` in `doc`.
     public init(doc: Doc, models: [ModelSchema]) throws(AccordError) {
@@ -27,6 +29,9 @@ public final class RecordChangeTracker {
                     changed[name, default: []].insert(id)
                 } else if event.path.isEmpty {
                     changed[name, default: []].formUnion(event.keys.keys)
+                    // Gathered first, then added in one go: one lookup of the model, not one per id.
+                    let added = event.keys.compactMap { $0.value.action == .add ? $0.key : nil }
+                    if !added.isEmpty { created[name, default: []].formUnion(added) }
                 }
             }
         })
@@ -34,7 +39,18 @@ public final class RecordChangeTracker {
 
     /// The record ids changed since the last call, by model; resets.
     public func take() -> [String: Set<String>] {
-        defer { changed = [:] }
-        return changed
+        takeChanges().changed
+    }
+
+    /// The record ids changed since the last call, by model, and among them those a
+    /// transaction created (the model's map did not hold them before it); resets.
+    /// `created` is a hint for the index (a new record has no rows to replace), which
+    /// it checks rather than trusts.
+    public func takeChanges() -> (changed: [String: Set<String>], created: [String: Set<String>]) {
+        defer {
+            changed = [:]
+            created = [:]
+        }
+        return (changed, created)
     }
 }

@@ -10,7 +10,17 @@ extension RecordIndex {
 
     /// Writes the rows of `records` (replacing earlier ones) and their string-set
     /// members (cleared, then written again), under the lock, many rows per statement.
-    func insertMany(_ records: [RecordData], into modelTables: ModelTables, document: DocumentID) throws(AccordError) {
+    ///
+    /// `created`: the records are new to their document, so most likely the index holds
+    /// no row for them, and then no members either (members never outlive their row).
+    /// Each chunk is then inserted with `INSERT OR IGNORE` and, when every row went in,
+    /// its members are added without the clearing delete, which costs a search of the
+    /// members table per record. When a row was already there (the hint was wrong, say
+    /// a record deleted and created again between two projections), the chunk is
+    /// written the ordinary way over it.
+    func insertMany(
+        _ records: [RecordData], into modelTables: ModelTables, document: DocumentID, created: Bool = false
+    ) throws(AccordError) {
         let documentValue = SQLiteValue.text(document.rawValue)
         var start = 0
         while start < records.count {
@@ -23,10 +33,17 @@ extension RecordIndex {
                 values.append(.text(record.id))
                 for field in modelTables.valueFields { values.append(Self.column(record.values[field.name])) }
             }
-            try connection.cachedStatement(modelTables.upsertRows(chunk.count)).run(values)
+            var fresh = false
+            if created {
+                try connection.cachedStatement(modelTables.insertNewRows(chunk.count)).run(values)
+                fresh = connection.changes == chunk.count
+            }
+            if !fresh { try connection.cachedStatement(modelTables.upsertRows(chunk.count)).run(values) }
             for members in modelTables.memberWrites {
-                try connection.cachedStatement(ModelTables.clearMembers(of: chunk.count, in: members.table))
-                    .run([documentValue] + chunk.map { .text($0.id) })
+                if !fresh {
+                    try connection.cachedStatement(modelTables.clearMembers(of: chunk.count, in: members.table))
+                        .run([documentValue] + chunk.map { .text($0.id) })
+                }
                 var added: [SQLiteValue] = []
                 added.reserveCapacity(Self.rowsPerStatement * 3)
                 for record in chunk {
@@ -36,13 +53,13 @@ extension RecordIndex {
                         added.append(.text(record.id))
                         added.append(.text(member))
                         if added.count == Self.rowsPerStatement * 3 {
-                            try connection.cachedStatement(ModelTables.addMembers(Self.rowsPerStatement, to: members.table)).run(added)
+                            try connection.cachedStatement(modelTables.addMembers(Self.rowsPerStatement, to: members.table)).run(added)
                             added.removeAll(keepingCapacity: true)
                         }
                     }
                 }
                 if !added.isEmpty {
-                    try connection.cachedStatement(ModelTables.addMembers(added.count / 3, to: members.table)).run(added)
+                    try connection.cachedStatement(modelTables.addMembers(added.count / 3, to: members.table)).run(added)
                 }
             }
         }
@@ -52,7 +69,27 @@ extension RecordIndex {
 extension ModelTables {
     /// ``upsertRow`` for `rows` rows at once.
     func upsertRows(_ rows: Int) -> String {
-        rows == 1 ? upsertRow : upsertRowPrefix + Array(repeating: upsertRowMarks, count: rows).joined(separator: ", ")
+        if rows == RecordIndex.rowsPerStatement { return fullChunk.upsertRows }
+        return rows == 1 ? upsertRow : upsertRowPrefix + Array(repeating: upsertRowMarks, count: rows).joined(separator: ", ")
+    }
+
+    /// Inserts `rows` rows at once, leaving out (not replacing) any whose key the table
+    /// already holds: the connection's `changes` then counts fewer than `rows`.
+    func insertNewRows(_ rows: Int) -> String {
+        if rows == RecordIndex.rowsPerStatement { return fullChunk.insertNewRows }
+        return insertRowPrefix + Array(repeating: upsertRowMarks, count: rows).joined(separator: ", ")
+    }
+
+    /// ``clearMembers(of:in:)``, made once for a full chunk.
+    func clearMembers(of rows: Int, in table: String) -> String {
+        if rows == RecordIndex.rowsPerStatement, let made = fullChunk.clearMembers[table] { return made }
+        return Self.clearMembers(of: rows, in: table)
+    }
+
+    /// ``addMembers(_:to:)``, made once for a full chunk.
+    func addMembers(_ rows: Int, to table: String) -> String {
+        if rows == RecordIndex.rowsPerStatement, let made = fullChunk.addMembers[table] { return made }
+        return Self.addMembers(rows, to: table)
     }
 
     /// Clears the members of `rows` records of one document from a members table.

@@ -8,14 +8,21 @@ extension RecordIndex {
     /// next use of the index, whichever comes first. `models` are the schemas to read
     /// them with; a model the index no longer has with that schema when the rows are
     /// written is skipped (its re-registration projects the document again).
+    /// `created` names the records of `changes` (a subset) that the transaction
+    /// created: their rows are inserted without first clearing string-set members they
+    /// cannot have (checked when written: see ``insertMany(_:into:document:created:)``).
     public func enqueue(
-        _ document: DocumentID, doc: Doc, changes: [String: Set<String>], models: [String: ModelSchema], sequence: UInt64
+        _ document: DocumentID, doc: Doc, changes: [String: Set<String>], created: [String: Set<String>] = [:],
+        models: [String: ModelSchema], sequence: UInt64
     ) {
         var rows: [PendingProjection.Row] = []
         var malformed = 0
         for (model, ids) in changes {
             guard let schema = models[model] else { continue }
             rows.reserveCapacity(rows.count + ids.count)
+            let createdIDs = created[model] ?? []
+            // The ids created are among those changed: when as many, all were (a batch of new records).
+            let allCreated = createdIDs.count == ids.count
             for id in ids {
                 let record: RecordData?
                 do {
@@ -24,7 +31,7 @@ extension RecordIndex {
                     malformed += 1
                     record = nil
                 }
-                rows.append(PendingProjection.Row(schema: schema, id: id, record: record))
+                rows.append(PendingProjection.Row(schema: schema, id: id, record: record, created: allCreated || createdIDs.contains(id)))
             }
         }
         let projection = PendingProjection(
@@ -55,14 +62,22 @@ extension RecordIndex {
         for projection in queue.takeAll() {
             do throws(AccordError) {
                 try transaction { () throws(AccordError) in
-                    // Rows come grouped by model; each model's records go in many per statement.
+                    // Rows come grouped by model; each model's records go in many per statement,
+                    // the ones their transaction created apart from the others.
                     var written: [RecordData] = []
+                    var createdWritten: [RecordData] = []
                     var writtenTables: ModelTables?
                     func flush() throws(AccordError) {
-                        if let modelTables = writtenTables, !written.isEmpty {
-                            try insertMany(written, into: modelTables, document: projection.document)
+                        if let modelTables = writtenTables {
+                            if !written.isEmpty {
+                                try insertMany(written, into: modelTables, document: projection.document)
+                            }
+                            if !createdWritten.isEmpty {
+                                try insertMany(createdWritten, into: modelTables, document: projection.document, created: true)
+                            }
                         }
                         written.removeAll(keepingCapacity: true)
+                        createdWritten.removeAll(keepingCapacity: true)
                     }
                     for row in projection.rows {
                         guard let modelTables = tables[row.schema.name], modelTables.schema == row.schema else { continue }
@@ -71,7 +86,7 @@ extension RecordIndex {
                             writtenTables = modelTables
                         }
                         if let record = row.record {
-                            written.append(record)
+                            if row.created { createdWritten.append(record) } else { written.append(record) }
                         } else {
                             try deleteRow(row.id, of: modelTables, document: projection.document)
                         }
