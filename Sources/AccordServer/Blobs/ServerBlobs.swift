@@ -44,6 +44,10 @@ public final class ServerBlobs: @unchecked Sendable {
     /// Per blob, the identity of the content file as it was when it last hashed right.
     private var verifiedFiles: [BlobHash: [Int64]] = [:]
     private static let maxVerifiedFiles = 100_000
+    /// Blob sizes seen by quota checks. A hash names one content, so its size never
+    /// changes and an entry never goes stale; the map is only bounded.
+    private var knownSizes: [BlobHash: Int64] = [:]
+    private static let maxKnownSizes = 1_000_000
 
     static let uploadsCategory = StorageCategory("server.blob.uploads")
     static let releasedCategory = StorageCategory("server.blob.released")
@@ -56,11 +60,27 @@ public final class ServerBlobs: @unchecked Sendable {
         directory: DocumentDirectory, limits: Limits = Limits(), uploadsDirectory: String? = nil,
         now: @escaping @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) }
     ) throws(AccordError) {
-        store = try BlobStore(storage: directory.documents.storage)
+        store = try BlobStore(
+            storage: directory.documents.storage, tuning: BlobStore.Tuning(inlineLimit: BlobStore.Tuning.smallBlobInlineLimit))
         self.directory = directory
         self.limits = limits
         self.uploadsDirectory = uploadsDirectory ?? store.directory.map { $0.path + "/.resumable" }
         self.now = now
+    }
+
+    /// The size of a stored blob, from memory when a quota check saw it before; nil
+    /// when it is not stored.
+    func size(of hash: BlobHash) throws(AccordError) -> Int64? {
+        lock.lock()
+        let known = knownSizes[hash]
+        lock.unlock()
+        if let known { return known }
+        guard let size = try store.info(hash)?.size else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        if knownSizes.count >= Self.maxKnownSizes { knownSizes.removeAll(keepingCapacity: true) }
+        knownSizes[hash] = size
+        return size
     }
 
     // MARK: Uploads streaming now
