@@ -106,7 +106,8 @@ extension ServerBlobs {
 
     /// What `owner` uses against the quota: each distinct blob referenced by the
     /// documents they own, once, plus the announced size of their unfinished uploads
-    /// (reserved, so two uploads cannot both pass the check), except `excluding`.
+    /// and of their small uploads being received (reserved, so two uploads cannot
+    /// both pass the check), except `excluding`.
     func usage(of owner: String, excluding excludedKey: String?) throws(AccordError) -> Int64 {
         var seen = Set<BlobHash>()
         var total: Int64 = 0
@@ -127,6 +128,6 @@ extension ServerBlobs {
         for (key, record) in try uploadRecords() where record.owner == owner && key != excludedKey {
             total += record.total
         }
-        return total
+        return total + smallUploadBytes(of: owner, excluding: excludedKey)
     }
 }

@@ -62,6 +62,7 @@ extension BlobsAPI {
         // New small content sent whole: kept in memory and stored in one commit.
         // (Damaged stored content goes the resumable way, which replaces its file.)
         if stored == nil, request.header("content-range") == nil, part.total <= Int64(store.tuning.inlineLimit) {
+            blobs.reserveSmallUpload(key, owner: owner, bytes: part.total)
             return .stream(
                 SmallBlobUploadSink(
                     blobs: blobs, key: key, hash: hash, document: id, contentType: contentType, total: Int(part.total)))

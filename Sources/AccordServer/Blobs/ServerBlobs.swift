@@ -47,6 +47,9 @@ public final class ServerBlobs: @unchecked Sendable {
     /// Blob sizes seen by quota checks. A hash names one content, so its size never
     /// changes and an entry never goes stale; the map is only bounded.
     private var knownSizes: [BlobHash: Int64] = [:]
+    /// Small uploads being received (held in memory, no upload record): upload key →
+    /// owner and size, counted against the quota as an unfinished upload's record is.
+    private var smallUploads: [String: (owner: String, bytes: Int64)] = [:]
     private static let maxKnownSizes = 1_000_000
 
     static let uploadsCategory = StorageCategory("server.blob.uploads")
@@ -81,6 +84,28 @@ public final class ServerBlobs: @unchecked Sendable {
         if knownSizes.count >= Self.maxKnownSizes { knownSizes.removeAll(keepingCapacity: true) }
         knownSizes[hash] = size
         return size
+    }
+
+    /// Reserves a small upload's bytes against its owner's quota until it ends.
+    func reserveSmallUpload(_ key: String, owner: String, bytes: Int64) {
+        lock.lock()
+        defer { lock.unlock() }
+        smallUploads[key] = (owner, bytes)
+    }
+
+    func releaseSmallUpload(_ key: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        smallUploads[key] = nil
+    }
+
+    /// Bytes of `owner`'s small uploads in progress, except `excludedKey`'s.
+    func smallUploadBytes(of owner: String, excluding excludedKey: String?) -> Int64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return smallUploads.reduce(0) { total, entry in
+            entry.value.owner == owner && entry.key != excludedKey ? total + entry.value.bytes : total
+        }
     }
 
     // MARK: Uploads streaming now

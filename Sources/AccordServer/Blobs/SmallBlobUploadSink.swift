@@ -73,6 +73,7 @@ final class SmallBlobUploadSink: HTTPBodySink, @unchecked Sendable {
         guard !ended else { return }
         ended = true
         received = []
+        blobs.releaseSmallUpload(key)
         blobs.endStreaming(key)
     }
 }
