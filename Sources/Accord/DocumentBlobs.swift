@@ -22,6 +22,13 @@ public struct DocumentBlobs: Sendable {
         try await client.putBlob(id, data: data, contentType: contentType, name: name)
     }
 
+    /// Stores many blobs like ``put(data:contentType:name:)`` for each, returning their
+    /// attachment values in order; the small ones (16 KiB or less) share one commit,
+    /// so attaching many small files costs one sync rather than one each.
+    public func putAll(_ items: [(data: [UInt8], contentType: String, name: String?)]) async throws(AccordError) -> [BlobRef] {
+        try await client.putBlobs(id, items)
+    }
+
     /// Stores a file's content (streamed, any size) like ``put(data:contentType:name:)``;
     /// `name` defaults to the file's name.
     public func put(fileURL: URL, contentType: String, name: String? = nil) async throws(AccordError) -> BlobRef {

@@ -106,7 +106,8 @@ extension ServerBlobs {
 
     /// What `owner` uses against the quota: each distinct blob referenced by the
     /// documents they own, once, plus the announced size of their unfinished uploads
-    /// (reserved, so two uploads cannot both pass the check), except `excluding`.
+    /// and of their small uploads being received (reserved, so two uploads cannot
+    /// both pass the check), except `excluding`.
     func usage(of owner: String, excluding excludedKey: String?) throws(AccordError) -> Int64 {
         var seen = Set<BlobHash>()
         var total: Int64 = 0
@@ -114,8 +115,11 @@ extension ServerBlobs {
         while true {
             let page = try directory.ownedDocuments(of: owner, after: cursor, limit: 500)
             for document in page.documents {
-                for blob in try store.blobs(referencedBy: document.id) where seen.insert(blob.hash).inserted {
-                    total += blob.size
+                // The hashes alone, sizes from memory: this runs before every upload, and
+                // reading each referenced blob's index record made an owner's thousandth
+                // upload cost a thousand reads.
+                for hash in try store.hashes(referencedBy: document.id) where seen.insert(hash).inserted {
+                    total += try size(of: hash) ?? 0
                 }
             }
             guard let next = page.next else { break }
@@ -124,6 +128,6 @@ extension ServerBlobs {
         for (key, record) in try uploadRecords() where record.owner == owner && key != excludedKey {
             total += record.total
         }
-        return total
+        return total + smallUploadBytes(of: owner, excluding: excludedKey)
     }
 }

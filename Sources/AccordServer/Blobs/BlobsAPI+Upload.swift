@@ -49,7 +49,8 @@ extension BlobsAPI {
 
         // Stored content is only referenced, unless its file is damaged: then the upload
         // runs and its verified bytes replace the file (a client re-sending a blob heals it).
-        if let info = try store.info(hash), try isIntact(hash) {
+        let stored = try store.info(hash)
+        if let info = stored, try isIntact(hash) {
             if let answer = try referenceStoredContent(info, id, owner: owner, key: key) { return .respond(answer) }
         }
         try checkQuota(owner: owner, adding: part.total, key: key, hash: hash)
@@ -57,6 +58,14 @@ extension BlobsAPI {
             throw AccordError(
                 .blobUploadInProgress, "blob \(hash.hex) is being uploaded to document \(id) right now",
                 details: ["blob": hash.hex, "document": id.rawValue])
+        }
+        // New small content sent whole: kept in memory and stored in one commit.
+        // (Damaged stored content goes the resumable way, which replaces its file.)
+        if stored == nil, request.header("content-range") == nil, part.total <= Int64(store.tuning.inlineLimit) {
+            blobs.reserveSmallUpload(key, owner: owner, bytes: part.total)
+            return .stream(
+                SmallBlobUploadSink(
+                    blobs: blobs, key: key, hash: hash, document: id, contentType: contentType, total: Int(part.total)))
         }
         do {
             return .stream(try openUpload(hash, id, key: key, part: part, contentType: contentType, owner: owner))

@@ -44,6 +44,13 @@ public final class ServerBlobs: @unchecked Sendable {
     /// Per blob, the identity of the content file as it was when it last hashed right.
     private var verifiedFiles: [BlobHash: [Int64]] = [:]
     private static let maxVerifiedFiles = 100_000
+    /// Blob sizes seen by quota checks. A hash names one content, so its size never
+    /// changes and an entry never goes stale; the map is only bounded.
+    private var knownSizes: [BlobHash: Int64] = [:]
+    /// Small uploads being received (held in memory, no upload record): upload key →
+    /// owner and size, counted against the quota as an unfinished upload's record is.
+    private var smallUploads: [String: (owner: String, bytes: Int64)] = [:]
+    private static let maxKnownSizes = 1_000_000
 
     static let uploadsCategory = StorageCategory("server.blob.uploads")
     static let releasedCategory = StorageCategory("server.blob.released")
@@ -56,11 +63,49 @@ public final class ServerBlobs: @unchecked Sendable {
         directory: DocumentDirectory, limits: Limits = Limits(), uploadsDirectory: String? = nil,
         now: @escaping @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) }
     ) throws(AccordError) {
-        store = try BlobStore(storage: directory.documents.storage)
+        store = try BlobStore(
+            storage: directory.documents.storage, tuning: BlobStore.Tuning(inlineLimit: BlobStore.Tuning.smallBlobInlineLimit))
         self.directory = directory
         self.limits = limits
         self.uploadsDirectory = uploadsDirectory ?? store.directory.map { $0.path + "/.resumable" }
         self.now = now
+    }
+
+    /// The size of a stored blob, from memory when a quota check saw it before; nil
+    /// when it is not stored.
+    func size(of hash: BlobHash) throws(AccordError) -> Int64? {
+        lock.lock()
+        let known = knownSizes[hash]
+        lock.unlock()
+        if let known { return known }
+        guard let size = try store.info(hash)?.size else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        if knownSizes.count >= Self.maxKnownSizes { knownSizes.removeAll(keepingCapacity: true) }
+        knownSizes[hash] = size
+        return size
+    }
+
+    /// Reserves a small upload's bytes against its owner's quota until it ends.
+    func reserveSmallUpload(_ key: String, owner: String, bytes: Int64) {
+        lock.lock()
+        defer { lock.unlock() }
+        smallUploads[key] = (owner, bytes)
+    }
+
+    func releaseSmallUpload(_ key: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        smallUploads[key] = nil
+    }
+
+    /// Bytes of `owner`'s small uploads in progress, except `excludedKey`'s.
+    func smallUploadBytes(of owner: String, excluding excludedKey: String?) -> Int64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return smallUploads.reduce(0) { total, entry in
+            entry.value.owner == owner && entry.key != excludedKey ? total + entry.value.bytes : total
+        }
     }
 
     // MARK: Uploads streaming now

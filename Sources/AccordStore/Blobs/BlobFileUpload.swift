@@ -11,7 +11,7 @@ import Foundation
 ///
 /// A crash before 3 leaves at worst a file no index record names, which
 /// ``BlobStore/collectGarbage()`` removes; an index record never names content that is
-/// not durable. Until ``finish(contentType:reference:)`` the upload id is in
+/// not durable. Until ``finish(_:)`` the upload id is in
 /// ``ActiveUploads``, so a collection in this process leaves the upload file alone.
 struct BlobFileUpload: BlobContentUpload {
     private let store: BlobStore
@@ -53,8 +53,12 @@ struct BlobFileUpload: BlobContentUpload {
         }
     }
 
-    /// Adds the next piece: at most `chunkSize` bytes, and exactly that unless it is the
-    /// last (sealed files are cut into messages of that size).
+    /// Plain files take pieces as they come (a download's receive buffers, unbuffered);
+    /// sealed files are cut into messages of `chunkSize`.
+    var takesAnyPieceSize: Bool { sealer == nil }
+
+    /// Adds the next piece: for sealed files at most `chunkSize` bytes, and exactly
+    /// that unless it is the last.
     mutating func append(_ piece: UnsafeRawBufferPointer) throws(AccordError) {
         hasher.update(piece)
         size += UInt64(piece.count)
@@ -69,9 +73,11 @@ struct BlobFileUpload: BlobContentUpload {
 
     /// Makes the file durable under its hash name and commits the index record, or
     /// drops the file when the same content is stored already.
-    mutating func finish(contentType: String, reference document: DocumentID?) throws(AccordError) -> BlobInfo {
+    mutating func finish(_ commit: BlobUploadCommit) throws(AccordError) -> BlobInfo {
         defer { abandon() }
         let hash = hasher.finish()
+        try commit.check(hash: hash, size: size)
+        let (contentType, document) = (commit.contentType, commit.reference)
         if sealer != nil { try write(try sealer!.finish(hash: hash, size: size)) }
         // A second copy of stored content is dropped below; skip paying for its fsync.
         // (Checked again under the lock, since a delete may come in between.)
@@ -113,6 +119,7 @@ struct BlobFileUpload: BlobContentUpload {
                 info = record.info(hash)
             }
             batch += references ?? []
+            batch += commit.alongWith
             do {
                 try adapter.commit(batch)
             } catch {

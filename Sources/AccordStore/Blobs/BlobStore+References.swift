@@ -69,6 +69,13 @@ extension BlobStore {
         }
     }
 
+    /// The hashes of the blobs `document` references, without reading their index
+    /// records (cheaper than ``blobs(referencedBy:)`` for callers that need no info).
+    package func hashes(referencedBy id: DocumentID) throws(AccordError) -> Set<BlobHash> {
+        let document = id.rawValue
+        return try storage.withAdapter { adapter in try Self.references(of: document, in: adapter) }
+    }
+
     /// The documents referencing the blob, ascending by UTF-8 bytes.
     public func documents(referencing hash: BlobHash) throws(AccordError) -> [DocumentID] {
         let raw = try storage.withAdapter { adapter in

@@ -35,10 +35,22 @@ public final class BlobStore: Sendable {
         /// Chunks committed (or read) per hold of the storage lock, 1 to 1024. Memory
         /// in flight is about `chunkSize * chunksPerBatch` (content in chunks only).
         public var chunksPerBatch: Int
+        /// Blobs of at most this many bytes stay in the storage (one chunk, committed
+        /// with the index record) even when it offers a ``BlobDirectory``: a content
+        /// file costs two syncs of its own (the file, then its directory) before the
+        /// index commit, which for small blobs is most of a put's time. 0 (the default)
+        /// puts every blob in a file; the sync client and server use
+        /// ``smallBlobInlineLimit``. At most `chunkSize`.
+        public var inlineLimit: Int
 
-        public init(chunkSize: Int = 1 << 20, chunksPerBatch: Int = 8) {
+        /// The inline limit the sync client and `accord serve` use: 16 KiB, where the
+        /// three syncs saved outweigh the database's write-twice cost.
+        public static let smallBlobInlineLimit = 16 * 1024
+
+        public init(chunkSize: Int = 1 << 20, chunksPerBatch: Int = 8, inlineLimit: Int = 0) {
             self.chunkSize = chunkSize
             self.chunksPerBatch = chunksPerBatch
+            self.inlineLimit = inlineLimit
         }
     }
 
@@ -62,10 +74,19 @@ public final class BlobStore: Sendable {
         guard (1...1024).contains(tuning.chunksPerBatch) else {
             throw AccordError(.invalidArgument, "blob chunks per batch \(tuning.chunksPerBatch) is outside 1 ... 1024")
         }
+        guard (0...tuning.chunkSize).contains(tuning.inlineLimit) else {
+            throw AccordError(.invalidArgument, "the blob inline limit \(tuning.inlineLimit) is outside 0 ... the chunk size")
+        }
         self.storage = storage
         self.tuning = tuning
         self.now = now
         directory = try storage.withAdapter { adapter in adapter.blobDirectory }
+    }
+
+    /// Whether a blob of `size` bytes goes into chunks in the storage rather than a
+    /// content file.
+    func keepsInStorage(size: Int) -> Bool {
+        directory == nil || (tuning.inlineLimit > 0 && size <= tuning.inlineLimit)
     }
 
     // MARK: Looking up

@@ -2,7 +2,7 @@ import AccordCRDT
 
 /// One put into chunks in the adapter (adapters without a ``BlobDirectory``). Chunks are hashed as they arrive and committed
 /// `chunksPerBatch` at a time under a fresh random upload id, each batch in its own
-/// hold of the storage lock; ``finish(contentType:reference:)`` then writes the index
+/// hold of the storage lock; ``finish(_:)`` then writes the index
 /// record in one atomic batch, or drops the chunks when the content is already stored.
 ///
 /// A blob that fits one batch is therefore written in a single commit, chunks and
@@ -28,6 +28,8 @@ struct BlobUpload: BlobContentUpload {
         ActiveUploads.shared.insert(logKey)
     }
 
+    var takesAnyPieceSize: Bool { false }
+
     /// Adds the next chunk; it must be full-sized unless it is the last one.
     mutating func append(_ piece: UnsafeRawBufferPointer) throws(AccordError) {
         let chunk = [UInt8](piece)
@@ -48,9 +50,11 @@ struct BlobUpload: BlobContentUpload {
 
     /// Writes the index record (and the reference, if any) with the last chunks, or
     /// keeps the stored copy when the content is already there.
-    mutating func finish(contentType: String, reference document: DocumentID?) throws(AccordError) -> BlobInfo {
+    mutating func finish(_ commit: BlobUploadCommit) throws(AccordError) -> BlobInfo {
         defer { ActiveUploads.shared.remove(logKey) }
         let hash = hasher.finish()
+        try commit.check(hash: hash, size: size)
+        let (contentType, document) = (commit.contentType, commit.reference)
         let record = BlobIndexRecord(
             content: .chunks(uploadID: uploadID, chunkSize: UInt32(store.tuning.chunkSize)), size: size,
             createdMilliseconds: store.nowMilliseconds(), contentType: contentType)
@@ -79,6 +83,7 @@ struct BlobUpload: BlobContentUpload {
                 info = record.info(hash)
             }
             if let document { batch += try BlobStore.referenceAdditions(of: hash, document: document.rawValue, in: adapter) }
+            batch += commit.alongWith
             try adapter.commit(batch)
             return info
         }

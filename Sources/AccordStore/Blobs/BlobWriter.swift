@@ -2,49 +2,62 @@ public import AccordCRDT
 
 /// A put fed piece by piece by its caller (a download arriving from the network),
 /// where ``BlobStore/put(contentsOfFile:contentType:referencedBy:)`` pulls from a
-/// file: pieces of any size are cut into the store's chunk size through one buffer, so
-/// memory stays bounded whatever the blob's size. ``finish(expected:contentType:reference:)``
-/// commits only content whose SHA-256 is the one announced; anything else is dropped
-/// (`BLOB_HASH_MISMATCH`) and the store is as before.
+/// file. Memory stays bounded whatever the blob's size: content up to the store's
+/// ``BlobStore/Tuning/inlineLimit`` is held until it is known to be small (then it
+/// goes into the storage in one commit); beyond that the upload starts, and plain
+/// content files take each piece as it comes, with no copy, while chunks and sealed
+/// files are cut into the store's chunk size through one buffer.
+///
+/// The upload hashes the content as it is written, once: ``finish(expected:expectedSize:contentType:reference:)``
+/// compares that hash before anything is committed, and anything else is dropped
+/// (`BLOB_HASH_MISMATCH`) with the store as before.
 ///
 /// Not thread-safe: one owner feeds it (calls may come from different threads, one at a time).
 package final class BlobWriter {
-    private var upload: any BlobContentUpload
-    private var hasher: SHA256Hasher
-    private var piece: [UInt8]
-    private var filled = 0
-    private let chunkSize: Int
+    let store: BlobStore
+    /// Nil while everything written so far is held in `held` (it may still be small).
+    private var upload: (any BlobContentUpload)?
+    /// Bytes not handed to the upload yet: the small prefix, or a partial chunk.
+    private var held: [UInt8] = []
     private var isOpen = true
     package private(set) var size: Int64 = 0
 
     package init(store: BlobStore) throws(AccordError) {
-        if let directory = store.directory {
-            upload = try BlobFileUpload(store: store, directory: directory)
-        } else {
-            upload = try BlobUpload(store: store)
-        }
-        hasher = try SHA256Hasher()
-        chunkSize = store.tuning.chunkSize
-        piece = [UInt8](repeating: 0, count: chunkSize)
+        self.store = store
+        // Stores without inlining start the upload now, as before: a failure to
+        // create its file shows at once, not at the first piece past the limit.
+        if store.directory != nil, store.tuning.inlineLimit == 0 { upload = try store.makeUpload(size: Int.max) }
     }
 
-    deinit { if isOpen { upload.abandon() } }
+    deinit { if isOpen { upload?.abandon() } }
 
     /// Adds bytes at the end.
     package func write(_ bytes: UnsafeRawBufferPointer) throws(AccordError) {
         guard isOpen else { throw AccordError(.invalidArgument, "the blob writer was finished") }
-        hasher.update(bytes)
         size += Int64(bytes.count)
-        var offset = 0
-        while offset < bytes.count {
-            let count = min(chunkSize - filled, bytes.count - offset)
-            piece.withUnsafeMutableBytes { target in
-                target.baseAddress!.advanced(by: filled).copyMemory(from: bytes.baseAddress!.advanced(by: offset), byteCount: count)
+        guard var upload else {
+            if held.count + bytes.count <= store.tuning.inlineLimit {
+                held.append(contentsOf: bytes)
+                return
             }
-            filled += count
-            offset += count
-            if filled == chunkSize { try flush() }
+            // Past the inline limit: the content goes where large content goes.
+            var started = try store.makeUpload(size: Int.max)
+            let prefix = held
+            held = []
+            do throws(AccordError) {
+                try prefix.withBytes { (prefix) throws(AccordError) in try feed(&started, prefix) }
+                try feed(&started, bytes)
+            } catch {
+                started.abandon()
+                throw error
+            }
+            self.upload = started
+            return
         }
+        // Taken out while it changes, so its hasher's storage is not copied per piece.
+        self.upload = nil
+        defer { self.upload = upload }
+        try feed(&upload, bytes)
     }
 
     /// Commits the content under `expected` if it hashes to it and has `expectedSize`
@@ -53,36 +66,58 @@ package final class BlobWriter {
         expected: BlobHash, expectedSize: Int64? = nil, contentType: String, reference: DocumentID?
     ) throws(AccordError) -> BlobInfo {
         guard isOpen else { throw AccordError(.invalidArgument, "the blob writer was finished") }
-        let actual = hasher.finish()
-        guard actual == expected, expectedSize.map({ $0 == size }) ?? true else {
-            abandon()
-            throw AccordError(
-                .blobHashMismatch, "the content of blob \(expected) hashes to \(actual) (\(size) bytes)",
-                details: ["blob": expected.hex, "actual": actual.hex, "size": String(size)])
-        }
         isOpen = false
+        var upload: any BlobContentUpload
+        if let started = self.upload { upload = started } else { upload = try store.makeUpload(size: held.count) }
+        self.upload = nil
         do throws(AccordError) {
-            if filled > 0 { try flush() }
-            return try upload.finish(contentType: contentType, reference: reference)
+            if !held.isEmpty {
+                try held.withBytes { (rest) throws(AccordError) in try upload.append(rest) }
+                held = []
+            }
+            let commit = BlobUploadCommit(
+                contentType: contentType, reference: reference, expected: expected,
+                expectedSize: expectedSize.map { UInt64(max(0, $0)) })
+            return try upload.finish(commit)
         } catch {
             upload.abandon()
             throw error
         }
     }
 
+    /// Whether everything written is still held in memory (no upload started), so the
+    /// content can be stored together with other writers' (``finishAll(_:store:)``).
+    var isHeldWhole: Bool { isOpen && upload == nil }
+
+    /// Ends a writer that ``isHeldWhole``, handing over what it held.
+    func takeHeld() -> [UInt8] {
+        isOpen = false
+        defer { held = [] }
+        return held
+    }
+
     /// Drops what was written.
     package func abandon() {
         guard isOpen else { return }
         isOpen = false
-        upload.abandon()
+        upload?.abandon()
+        held = []
     }
 
-    private func flush() throws(AccordError) {
-        // Also called by finish after it closed the writer, for the last piece.
-        let count = filled
-        filled = 0
-        try piece.withBytes { (all) throws(AccordError) in
-            try upload.append(UnsafeRawBufferPointer(rebasing: all[..<count]))
+    /// Hands `bytes` on: as they are to an upload that takes any piece size, else
+    /// through `held`, a full chunk at a time.
+    private func feed(_ upload: inout any BlobContentUpload, _ bytes: UnsafeRawBufferPointer) throws(AccordError) {
+        if upload.takesAnyPieceSize { return try upload.append(bytes) }
+        let chunkSize = store.tuning.chunkSize
+        var offset = 0
+        while offset < bytes.count {
+            let count = min(chunkSize - held.count, bytes.count - offset)
+            held.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]))
+            offset += count
+            if held.count == chunkSize {
+                try held.withBytes { (chunk) throws(AccordError) in try upload.append(chunk) }
+                held.removeAll(keepingCapacity: true)
+            }
         }
     }
 }

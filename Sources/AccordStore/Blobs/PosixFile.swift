@@ -29,6 +29,11 @@ final class PosixFile {
     /// Bytes written through ``writeAll(_:startingWriteback:)``: the offset of the next
     /// write for files written front to back.
     private(set) var bytesWritten: UInt64 = 0
+    /// Bytes written with `startingWriteback` whose writeback was not asked for yet.
+    private var unhinted = 0
+    /// Writeback is asked for per this many bytes: pieces as small as a network
+    /// receive buffer (64 KiB) would otherwise cost an extra system call each.
+    static let writebackStep = 1 << 20
 
     /// Opens `path` with `flags` (`O_CLOEXEC` is added); `mode` applies when creating.
     init(path: String, flags: Int32, mode: mode_t = 0o600) throws(Failure) {
@@ -64,8 +69,9 @@ final class PosixFile {
         return filled
     }
 
-    /// Writes all of `bytes` at the current offset; with `startingWriteback`, then asks
-    /// for them to go to the disk now (``startWriteback(offset:length:)``).
+    /// Writes all of `bytes` at the current offset; with `startingWriteback`, asks for
+    /// them to go to the disk now (``startWriteback(offset:length:)``), once per
+    /// ``writebackStep`` bytes.
     func writeAll(_ bytes: UnsafeRawBufferPointer, startingWriteback: Bool = false) throws(Failure) {
         guard let base = bytes.baseAddress else { return }
         var written = 0
@@ -77,8 +83,13 @@ final class PosixFile {
                 throw Failure(operation: "write", code: errno)
             }
         }
-        if startingWriteback { startWriteback(offset: bytesWritten, length: bytes.count) }
         bytesWritten += UInt64(bytes.count)
+        guard startingWriteback else { return }
+        unhinted += bytes.count
+        if unhinted >= Self.writebackStep {
+            startWriteback(offset: bytesWritten - UInt64(unhinted), length: unhinted)
+            unhinted = 0
+        }
     }
 
     /// Asks the kernel to start writing `length` bytes from `offset` to the disk now,

@@ -57,9 +57,10 @@ extension AccordClient {
                     throw sink.failure ?? error
                 }
                 if response.status == 200 {
-                    let info = try writer.finish(
-                        expected: blob.blobHash, contentType: response.header("content-type") ?? blob.contentType,
-                        reference: id)
+                    let info = try await commitDownload(
+                        BlobWriterFinish(
+                            writer: writer, expected: blob.blobHash,
+                            contentType: response.header("content-type") ?? blob.contentType, reference: id))
                     if state.storedBytes != nil { state.storedBytes! += info.size }
                     break
                 }
@@ -80,6 +81,31 @@ extension AccordClient {
         }
         bus.emit(.blob(.downloaded(BlobDownloadedEvent(documentID: id, hash: blob.hash, size: blob.size))))
         try enforceBlobCache()
+    }
+
+    /// Commits a download whose bytes all arrived, together with the others that
+    /// arrived meanwhile: the commit runs in a task of its own on the client's
+    /// executor, so downloads finishing while it waits join it, and small ones (held
+    /// in memory) share one store commit, one sync, instead of one each.
+    func commitDownload(_ finish: BlobWriterFinish) async throws(AccordError) -> BlobInfo {
+        let state = try blobs()
+        let result = await withCheckedContinuation { (waiter: CheckedContinuation<Result<BlobInfo, AccordError>, Never>) in
+            state.downloadCommits.append((finish, waiter))
+            if state.downloadCommits.count == 1 {
+                // Holds the client until the commit ran: every waiter gets its answer.
+                Task { await self.commitDownloads() }
+            }
+        }
+        return try result.get()
+    }
+
+    /// The group commit of ``commitDownload(_:)``.
+    private func commitDownloads() {
+        guard let state = blobState else { return }  // set before any download started
+        let pending = state.downloadCommits
+        state.downloadCommits.removeAll()
+        let results = BlobWriter.finishAll(pending.map(\.finish), store: state.store)
+        for (entry, result) in zip(pending, results) { entry.waiter.resume(returning: result) }
     }
 
     static func unavailableReason(_ error: AccordError) -> BlobUnavailableReason {
@@ -112,7 +138,7 @@ extension AccordClient {
     /// One request on a blob route of the document.
     func blobExchange(
         _ method: HTTPMethod, _ id: DocumentID, _ hash: String, token: String, headers: [(name: String, value: String)] = [],
-        bodyFile: HTTPFileBody? = nil, timeout: Duration, sink: (any HTTPResponseSink)? = nil
+        body: [UInt8] = [], bodyFile: HTTPFileBody? = nil, timeout: Duration, sink: (any HTTPResponseSink)? = nil
     ) async throws(AccordError) -> HTTPClientResponse {
         let http: HTTPClient
         do {
@@ -122,6 +148,7 @@ extension AccordClient {
         }
         let url = restURL(ServerCall(.get, ["v1", "documents", id.rawValue, "blobs", hash]))
         var request = HTTPClientRequest(method, url, headers: [("authorization", "Bearer \(token)")] + headers)
+        request.body = body
         request.bodyFile = bodyFile
         request.customResponseHeaders = ["accord-upload-offset"]
         do {

@@ -18,8 +18,8 @@ extension AccordClient {
         guard let state = blobState, isStarted, !isStopped, network.mode != .offline else { return }
         let now = self.now
         var nextRetry: UInt64?
-        let ordered = state.queue.values.sorted { ($0.queuedAt, $0.key) < ($1.queuedAt, $1.key) }
-        for entry in ordered where state.runningUploads < state.options.maxConcurrentUploads {
+        var eligible: [BlobUploadEntry] = []
+        for entry in state.queue.values {
             guard case .waiting(let notBefore, _)? = state.uploadStates[entry.key],
                 let id = entry.document, let document = documents[id], !document.machine.localOnly,
                 state.synced.contains(id)
@@ -31,6 +31,20 @@ extension AccordClient {
                 nextRetry = min(nextRetry ?? notBefore, notBefore)
                 continue
             }
+            eligible.append(entry)
+        }
+        // Oldest first. The few free slots are filled by picking minima rather than
+        // sorting: this runs after every finished upload, and a queue of thousands of
+        // small blobs would otherwise be sorted once per blob.
+        while state.runningUploads < state.options.maxConcurrentUploads, !eligible.isEmpty {
+            var oldest = 0
+            for index in eligible.indices.dropFirst()
+            where (eligible[index].queuedAt, eligible[index].key) < (eligible[oldest].queuedAt, eligible[oldest].key) {
+                oldest = index
+            }
+            let entry = eligible[oldest]
+            eligible.swapAt(oldest, eligible.count - 1)
+            eligible.removeLast()
             let failures = { if case .waiting(_, let failures)? = state.uploadStates[entry.key] { failures } else { 0 } }()
             state.uploadStates[entry.key] = .running
             state.runningUploads += 1
@@ -158,6 +172,7 @@ extension AccordClient {
         var reason = TokenRequestReason.connect
         var token = try await self.token(reason)
         var source: (path: String, temporary: Bool)?
+        var memoryBody: [UInt8]?
         defer { if let source, source.temporary { unlink(source.path) } }
         var attempts = 0
         // A first try in the session that queued it cannot have left a part on the
@@ -178,7 +193,15 @@ extension AccordClient {
                 offset = min(max(0, head.header("accord-upload-offset").flatMap(Int64.init) ?? 0), info.size)
             }
             asksOffset = true
-            if source == nil { source = try uploadSource(hash, state: state) }
+            if source == nil, memoryBody == nil {
+                // Small content kept in the database is sent from memory: exporting it
+                // to a temporary file first would cost a file and its sync per blob.
+                if info.size <= Int64(BlobStore.Tuning.smallBlobInlineLimit), try state.store.plainContentPath(hash) == nil {
+                    memoryBody = try state.store.get(hash)
+                } else {
+                    source = try uploadSource(hash, state: state)
+                }
+            }
             let total = info.size
             let bus = self.bus
             let start = offset
@@ -188,10 +211,18 @@ extension AccordClient {
             }
             var headers: [(name: String, value: String)] = [("content-type", entry.contentType)]
             if offset > 0 { headers.append(("content-range", "bytes \(offset)-\(total - 1)/\(total)")) }
-            let response = try await blobExchange(
-                .put, id, entry.hash, token: token, headers: headers,
-                bodyFile: HTTPFileBody(path: source!.path, offset: offset, length: total - offset, progress: progress),
-                timeout: .seconds(30 + (total - offset) >> 20))
+            let response: HTTPClientResponse
+            if let memoryBody {
+                response = try await blobExchange(
+                    .put, id, entry.hash, token: token, headers: headers, body: Array(memoryBody[Int(offset)...]),
+                    timeout: Self.restTimeout)
+                progress(total - offset)
+            } else {
+                response = try await blobExchange(
+                    .put, id, entry.hash, token: token, headers: headers,
+                    bodyFile: HTTPFileBody(path: source!.path, offset: offset, length: total - offset, progress: progress),
+                    timeout: .seconds(30 + (total - offset) >> 20))
+            }
             if response.status == 200 || response.status == 201 { return }
             let error = ServerErrorMapping.error(status: response.status, body: response.body)
             // The server's offset moved (another attempt raced us): ask again, a few times.

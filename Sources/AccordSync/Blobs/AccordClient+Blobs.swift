@@ -20,7 +20,8 @@ extension AccordClient {
     /// and the use order from the store, and starts following the open documents.
     func blobs() throws(AccordError) -> ClientBlobs {
         if let blobState { return blobState }
-        let state = ClientBlobs(store: try BlobStore(storage: store.storage))
+        let state = ClientBlobs(
+            store: try BlobStore(storage: store.storage, tuning: BlobStore.Tuning(inlineLimit: BlobStore.Tuning.smallBlobInlineLimit)))
         try store.storage.withAdapter { adapter in
             for key in try adapter.keys(in: BlobClientCategories.uploads) {
                 guard let bytes = try adapter.read(BlobClientCategories.uploads, key: key) else { continue }
@@ -55,10 +56,41 @@ extension AccordClient {
         _ id: DocumentID, data: [UInt8], contentType: String, name: String? = nil
     ) throws(AccordError) -> BlobRef {
         let blob = try BlobRef(contentType: contentType, data: data, name: name)
-        try storeBlob(id, blob) { store throws(AccordError) in
-            try store.put(data, contentType: contentType, referencedBy: id)
+        try storeBlobs(id, [blob]) { store, queueEntries throws(AccordError) in
+            // The queue entry commits with the content: both are durable, or neither.
+            _ = try store.put(data, contentType: contentType, referencedBy: id, committingWith: queueEntries)
         }
         return blob
+    }
+
+    /// Stores many blobs of an open document and queues their uploads, like
+    /// ``putBlob(_:data:contentType:name:)`` for each, but small ones (16 KiB or less)
+    /// share one commit, and so one sync, with their queue entries: the way to attach
+    /// many small files at once. Returns the attachment values in order.
+    /// - Throws: as ``putBlob(_:data:contentType:name:)``; when it throws, none of the
+    ///   small blobs is stored or queued (larger ones stored before may be).
+    public func putBlobs(
+        _ id: DocumentID, _ items: [(data: [UInt8], contentType: String, name: String?)]
+    ) throws(AccordError) -> [BlobRef] {
+        var blobs: [BlobRef] = []
+        var small: [(blob: BlobRef, content: BlobContent)] = []
+        let limit = BlobStore.Tuning.smallBlobInlineLimit
+        for item in items {
+            if item.data.count > limit {
+                // Large content pays for its own file and syncs whichever way it goes.
+                blobs.append(try putBlob(id, data: item.data, contentType: item.contentType, name: item.name))
+            } else {
+                let blob = try BlobRef(contentType: item.contentType, data: item.data, name: item.name)
+                blobs.append(blob)
+                small.append((blob, BlobContent(item.data, contentType: item.contentType)))
+            }
+        }
+        if !small.isEmpty {
+            try storeBlobs(id, small.map(\.blob)) { store, queueEntries throws(AccordError) in
+                _ = try store.putAll(small.map(\.content), referencedBy: id, committingWith: queueEntries)
+            }
+        }
+        return blobs
     }
 
     /// Stores a file's content (streamed, any size) as a blob of an open document and
@@ -68,49 +100,63 @@ extension AccordClient {
         _ id: DocumentID, fileURL: URL, contentType: String, name: String? = nil
     ) throws(AccordError) -> BlobRef {
         let blob = try BlobRef(contentType: contentType, fileURL: fileURL, name: name)
-        try storeBlob(id, blob) { store throws(AccordError) in
-            let info = try store.put(contentsOfFile: fileURL.path, contentType: contentType, referencedBy: id)
-            guard info.hash.hex == blob.hash else {
-                // The file changed between hashing and storing: keep nothing queued for it.
-                throw AccordError(
-                    .ioError, "\(fileURL.path) changed while it was being stored", details: ["path": fileURL.path])
+        try storeBlobs(id, [blob]) { store, queueEntries throws(AccordError) in
+            // Queued first, then stored, so a crash in between leaves a queued upload
+            // without content (dropped when it runs), never content the queue forgot.
+            if !queueEntries.isEmpty { try store.storage.withAdapter { try $0.commit(queueEntries) } }
+            do throws(AccordError) {
+                let info = try store.put(contentsOfFile: fileURL.path, contentType: contentType, referencedBy: id)
+                guard info.hash.hex == blob.hash else {
+                    // The file changed between hashing and storing: keep nothing queued for it.
+                    throw AccordError(
+                        .ioError, "\(fileURL.path) changed while it was being stored", details: ["path": fileURL.path])
+                }
+            } catch {
+                let removals = queueEntries.compactMap { operation -> StorageOperation? in
+                    guard case .put(let category, let key, _) = operation else { return nil }
+                    return .delete(category, key: key)
+                }
+                if !removals.isEmpty { try? store.storage.withAdapter { try $0.commit(removals) } }
+                throw error
             }
-            return info
         }
         return blob
     }
 
-    /// Queues the upload first, then stores the content, so a crash in between leaves
-    /// a queued upload without content (dropped when it runs), never content the queue
-    /// forgot.
-    private func storeBlob(
-        _ id: DocumentID, _ blob: BlobRef, _ put: (BlobStore) throws(AccordError) -> BlobInfo
+    /// Stores blobs through `put`, which gets the queue entries to commit (with the
+    /// content, or before it), then queues their uploads in memory and starts them.
+    private func storeBlobs(
+        _ id: DocumentID, _ refs: [BlobRef], _ put: (BlobStore, [StorageOperation]) throws(AccordError) -> Void
     ) throws(AccordError) {
         let document = try openDocument(id)
         let state = try blobs()
-        let entry = BlobUploadEntry(
-            hash: blob.hash, documentID: id.rawValue, size: blob.size, contentType: blob.contentType,
-            queuedAt: Self.wallClockMilliseconds())
-        let queues = !document.machine.localOnly && state.queue[entry.key] == nil
-        if queues {
+        var entries: [BlobUploadEntry] = []
+        if !document.machine.localOnly {
+            let queuedAt = Self.wallClockMilliseconds()
+            var keys = Set<String>()
+            for blob in refs {
+                let entry = BlobUploadEntry(
+                    hash: blob.hash, documentID: id.rawValue, size: blob.size, contentType: blob.contentType,
+                    queuedAt: queuedAt)
+                guard state.queue[entry.key] == nil, keys.insert(entry.key).inserted else { continue }
+                entries.append(entry)
+            }
             // Queued again before a finished upload's entry was removed: keep the new one.
-            state.finishedKeys.removeAll { $0 == entry.key }
-            try store.storage.withAdapter { try $0.commit([.put(BlobClientCategories.uploads, key: entry.key, value: entry.encoded())]) }
+            state.finishedKeys.removeAll { keys.contains($0) }
         }
-        let existed = try state.store.exists(blob.blobHash)
-        do throws(AccordError) {
-            _ = try put(state.store)
-        } catch {
-            if queues { try? store.storage.withAdapter { try $0.commit([.delete(BlobClientCategories.uploads, key: entry.key)]) } }
-            throw error
+        var newBytes: Int64 = 0
+        var seen = Set<String>()
+        for blob in refs where seen.insert(blob.hash).inserted {
+            if try !state.store.exists(blob.blobHash) { newBytes += blob.size }
         }
-        if !existed, state.storedBytes != nil { state.storedBytes! += blob.size }
-        if queues {
+        try put(state.store, entries.map { .put(BlobClientCategories.uploads, key: $0.key, value: $0.encoded()) })
+        if state.storedBytes != nil { state.storedBytes! += newBytes }
+        for entry in entries {
             state.queue[entry.key] = entry
             state.uploadStates[entry.key] = .waiting(notBefore: 0, failures: 0)
             state.fresh.insert(entry.key)
         }
-        recordBlobUse(blob.hash)
+        for blob in refs { recordBlobUse(blob.hash) }
         try enforceBlobCache()
         pumpBlobUploads()
     }

@@ -44,6 +44,9 @@ final class ClientBlobs: DocumentObserver, @unchecked Sendable {
     var retryAt: UInt64?
     /// Downloads in flight by hash, so two readers share one.
     var downloads: [String: Task<Void, any Error>] = [:]
+    /// Downloads whose bytes all arrived, waiting for the next group commit
+    /// (``AccordClient/commitDownload(_:)``), with who waits for each.
+    var downloadCommits: [(finish: BlobWriterFinish, waiter: CheckedContinuation<Result<BlobInfo, AccordError>, Never>)] = []
     /// Last use per hash in this session (ms since 1970); blobs not used yet count from
     /// their creation in the store.
     var lastUsed: [String: Int64] = [:]

@@ -80,6 +80,44 @@ import AccordTesting
         try await server.stop()
     }
 
+    /// `putAll` of small blobs (kept in the databases, sent from memory, stored by the
+    /// server in one commit each) and a large one in the same call: all arrive
+    /// byte-identical, and a blob stored twice is queued once.
+    @Test func manySmallBlobsPutTogetherArriveOnTheOtherClient() async throws {
+        let phone = try client("phone")
+        let laptop = try client("laptop")
+        await phone.goOffline()
+        await phone.start()
+        await laptop.start()
+        let album = try await phone.documents.create("album")
+        var contents = (0..<40).map { bytes(1_000 + 400 * $0, seed: 100 + UInt64($0)) }
+        contents.append(bytes(200_000, seed: 99))
+        contents.append(contents[5])
+        let refs = try await album.blobs.putAll(contents.map { (data: $0, contentType: "image/png", name: nil) })
+        #expect(refs.count == 42)
+        #expect(refs[41] == refs[5])
+        #expect(Set(try await album.blobs.pendingUploads()) == Set(refs.map(\.hash)))
+        #expect(try await album.blobs.pendingUploads().count == 41)
+        let values = refs.map { $0.toJSON() }
+        try await album.edit { doc in
+            let files = try doc.getMap("files")
+            for (index, value) in values.enumerated() { try files.set("f\(index)", value) }
+        }
+        for (ref, content) in zip(refs, contents) {
+            #expect(try await album.blobs.data(for: ref, waitForLoad: .local) == content)
+        }
+        await phone.useAutomaticMode()
+        try await waitUntil("every upload done") { try await album.blobs.pendingUploads().isEmpty }
+        #expect(Set(try await album.blobs.list().map(\.hash)) == Set(refs.map(\.hash)))
+        let copy = try await laptop.documents.open("album", waitForLoad: .network)
+        for (ref, content) in zip(refs, contents) {
+            #expect(try await copy.blobs.data(for: ref) == content)
+        }
+        await phone.stop()
+        await laptop.stop()
+        try await server.stop()
+    }
+
     @Test func aPinnedDocumentFetchesAttachmentsEagerlyAndManualUploadsWaitForSync() async throws {
         let phone = try client("phone")
         let laptop = try client("laptop")
