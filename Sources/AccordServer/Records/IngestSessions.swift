@@ -165,7 +165,14 @@ final class IngestSessions: @unchecked Sendable {
     }
 
     private func write(_ bytes: [UInt8], at offset: Int64, to path: String) throws(AccordError) {
-        if mkdir(spoolDirectory, 0o700) != 0, errno != EEXIST { throw Self.spoolFailure("create", spoolDirectory) }
+        // With its parents: the blob directory it sits in is only made by the first blob.
+        do {
+            try FileManager.default.createDirectory(
+                atPath: spoolDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw AccordError(.storageError, "cannot create the ingest spool \(spoolDirectory): \(error)",
+                              details: ["path": spoolDirectory])
+        }
         let file = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
         guard file >= 0 else { throw Self.spoolFailure("write", path) }
         defer { close(file) }

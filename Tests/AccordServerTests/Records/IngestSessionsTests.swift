@@ -17,7 +17,7 @@ import Testing
 
     @Test func chunksAreSpooledToAFileAndReadBackExactly() throws {
         let directory = try TemporaryDirectory()
-        let spool = directory.path + "/spool"
+        let spool = directory.path + "/blobs/.ingests"  // its parent does not exist yet either
         let sessions = IngestSessions(spoolDirectory: spool)
         let session = try sessions.create(for: document)
         let first = Array("p1\t{\"name\":\"a\"}\n".utf8)
