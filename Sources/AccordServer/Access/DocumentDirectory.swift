@@ -1,5 +1,6 @@
 public import AccordCRDT
 public import AccordStore
+public import Foundation
 
 /// The server's documents together with their access rows.
 ///
@@ -35,7 +36,7 @@ public struct DocumentDirectory: Sendable {
     ///   storage errors. Only a document actually created counts against the quota.
     @discardableResult
     public func create(
-        _ id: DocumentID, owner: String, title: String = "", tags: [String] = []
+        _ id: DocumentID, owner: String, title: String = "", tags: [String] = [], created: Date? = nil
     ) throws(AccordError) -> DocumentMetadata {
         try UserIDRule.validate(owner)
         // Bytes, as the REST router compares them (see DocumentsRoute).
@@ -65,7 +66,7 @@ public struct DocumentDirectory: Sendable {
         }
         try creationQuota?.take(owner)
         do {
-            return try createOwned(id, owner: owner, title: title, tags: tags)
+            return try createOwned(id, owner: owner, title: title, tags: tags, created: created)
         } catch {
             creationQuota?.giveBack(owner)
             throw error
@@ -98,19 +99,21 @@ public struct DocumentDirectory: Sendable {
         try setDetails(details, for: id)
     }
 
-    private func createOwned(_ id: DocumentID, owner: String, title: String, tags: [String]) throws(AccordError) -> DocumentMetadata {
+    private func createOwned(
+        _ id: DocumentID, owner: String, title: String, tags: [String], created: Date?
+    ) throws(AccordError) -> DocumentMetadata {
         // One creator per access store at a time; see AccessStore.creation. Not held by
         // anything the document store calls, so its observers cannot deadlock with it.
         access.creation.lock()
         defer { access.creation.unlock() }
-        return try createWhileLocked(id, access: DocumentAccess(owner: owner), title: title, tags: tags)
+        return try createWhileLocked(id, access: DocumentAccess(owner: owner), title: title, tags: tags, created: created)
     }
 
     /// ``create(_:owner:title:tags:)`` for a caller that holds `access.creation` (alias
     /// creation, which must look up and create as one step) and counted the quota.
     func createWhileLocked(
         _ id: DocumentID, access row: DocumentAccess, beforeDocument: () throws(AccordError) -> Void = {},
-        title: String, tags: [String]
+        title: String, tags: [String], created: Date? = nil
     ) throws(AccordError) -> DocumentMetadata {
         if try documents.contains(id) {
             throw AccordError(.documentExists, "document \(id) already exists", details: ["document": id.rawValue])
@@ -122,7 +125,7 @@ public struct DocumentDirectory: Sendable {
         try access.setAccess(row, for: id)
         try beforeDocument()
         do {
-            return try documents.create(id, title: title, tags: tags)
+            return try documents.create(id, title: title, tags: tags, created: created)
         } catch {
             // Best effort: a row left behind means nothing without its document.
             try? access.removeAccess(id)

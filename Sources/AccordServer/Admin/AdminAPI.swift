@@ -117,8 +117,8 @@ struct AdminAPI: Sendable {
         if !exists {
             let owner: String
             if case .string(let given)? = body["owner"] { owner = given } else { owner = metadata.createdBy ?? "" }
-            // The creation time is the import's: the store sets it (metadata.json keeps the original).
-            try directory.create(id, owner: owner, title: metadata.title, tags: metadata.tags)
+            // The bundle's creation time is restored (an import is a move, not a new document).
+            try directory.create(id, owner: owner, title: metadata.title, tags: metadata.tags, created: try metadata.createdDate())
         }
         try hub.withRoom(id) { room throws(AccordError) in
             if let applied = try room.serverApply(update) { try hub.commit(applied, in: room) }

@@ -18,7 +18,11 @@ struct BundleMetadata {
         documentID = metadata.id.rawValue
         title = metadata.title
         tags = metadata.tags
-        createdAt = Self.dateStyle.format(metadata.created)
+        // The store keeps seconds as a Double, which can land a hair below the
+        // millisecond it was given; the style truncates, so round to the millisecond
+        // first (a restored createdAt exports as the text it was imported from).
+        let milliseconds = (metadata.created.timeIntervalSince1970 * 1000).rounded()
+        createdAt = Self.dateStyle.format(Date(timeIntervalSince1970: (milliseconds + 0.25) / 1000))
         createdBy = owner
         aliases = []
     }
@@ -33,6 +37,16 @@ struct BundleMetadata {
         aliases = try Self.strings(fields["aliases"], "aliases")
         if case .string(let text)? = fields["createdAt"] { createdAt = text } else { createdAt = nil }
         if case .string(let text)? = fields["createdBy"] { createdBy = text } else { createdBy = nil }
+    }
+
+    /// `createdAt` as a date (ISO 8601, with or without fractional seconds); nil when
+    /// the bundle has none. `INVALID_ARGUMENT` naming `metadata.createdAt` when it is
+    /// not such a time, so a bad bundle is refused before anything is created.
+    func createdDate() throws(AccordError) -> Date? {
+        guard let createdAt else { return nil }
+        if let date = try? Self.dateStyle.parse(createdAt) { return date }
+        if let date = try? Date.ISO8601FormatStyle().parse(createdAt) { return date }
+        throw Self.invalid("createdAt", "expected an ISO 8601 time such as 2026-01-31T12:00:00.000Z")
     }
 
     var json: AnyValue {

@@ -29,15 +29,14 @@ extension RecordsAPI {
         let aborted = try ingests.update(session, of: document) { state throws(AccordError) in
             guard state.state == .uploading else { throw Self.notUploading(state) }
             state.state = .failed
-            state.chunks = []
             state.error = AccordError(.conditionNotMet, "the ingest was aborted before it was applied")
         }
         return Self.result(aborted.json)
     }
 
     /// `POST …/$ingests/{session}/chunks?model=M` (read-write): appends the body, ndjson
-    /// lines of model `M`, to the session. Lines are checked when the session is committed
-    /// (the CLI checks them before uploading).
+    /// lines of model `M`, to the session's spool file. Lines are checked when the
+    /// session is committed (the CLI checks them before uploading).
     func ingestChunk(_ request: HTTPRequest, session: String, document: DocumentID, user: String) throws(AccordError) -> HTTPResponse {
         guard let model = request.queryValue("model"), !model.isEmpty else {
             throw AccordError(.invalidArgument, "name the chunk's model: ?model=<name>", details: ["field": "model"])
@@ -50,14 +49,12 @@ extension RecordsAPI {
             throw AccordError(.quotaExceeded, "ingest sessions hold \(total) bytes together; commit or abort one first",
                               details: ["limit": String(total)])
         }
-        let updated = try ingests.update(session, of: document) { state throws(AccordError) in
+        let updated = try ingests.append(request.body, model: model, to: session, of: document) { state throws(AccordError) in
             guard state.state == .uploading else { throw Self.notUploading(state) }
             guard state.bytes + request.body.count <= limit else {
                 throw AccordError(.quotaExceeded, "an ingest session holds at most \(limit) bytes",
                                   details: ["limit": String(limit), "session": state.id])
             }
-            state.chunks.append(IngestSessions.Chunk(model: model, bytes: request.body))
-            state.bytes += request.body.count
         }
         return Self.result(updated.json)
     }
@@ -86,11 +83,12 @@ extension RecordsAPI {
     private func runIngest(_ session: String, document: DocumentID) {
         do throws(AccordError) {
             let chunks = try ingests.session(session, of: document).chunks
+            let spool = SpooledChunks(chunks: chunks, session: session, sessions: ingests)
             let models = try schemas.models(document) ?? []
             let streaming = models.allSatisfy { model in model.uniqueConstraints.isEmpty && !model.fields.contains(where: \.unique) }
             var operations: [RecordOperation] = []
             var records = 0
-            try Self.forEachLine(chunks, models: models, document: document) { operation in
+            try Self.forEachLine(spool, models: models, document: document) { operation in
                 records += 1
                 if !streaming { operations.append(operation) }
             }
@@ -99,35 +97,44 @@ extension RecordsAPI {
                 state.records = records
             }
             if streaming {
-                try applyStreaming(chunks, models: models, document: document)
+                try applyStreaming(spool, models: models, document: document)
             } else {
                 _ = try apply(operations, to: document, models: models, readBack: false)
             }
-            try ingests.update(session, of: document) { state throws(AccordError) in
-                state.state = .complete
-                state.chunks = []
-            }
+            try ingests.update(session, of: document) { state throws(AccordError) in state.state = .complete }
         } catch {
             _ = try? ingests.update(session, of: document) { state throws(AccordError) in
                 state.state = .failed
-                state.chunks = []
                 state.error = error
             }
         }
     }
 
-    /// Every line's operation in order; a fault names the file and the line.
+    /// A committed session's chunks, read back from its spool file one at a time.
+    struct SpooledChunks {
+        let chunks: [IngestSessions.Chunk]
+        let session: String
+        let sessions: IngestSessions
+
+        func bytes(of chunk: IngestSessions.Chunk) throws(AccordError) -> [UInt8] {
+            try sessions.read(chunk, of: session)
+        }
+    }
+
+    /// Every line's operation in order; a fault names the file and the line. One chunk
+    /// is in memory at a time.
     private static func forEachLine(
-        _ chunks: [IngestSessions.Chunk], models: [ModelSchema], document: DocumentID,
+        _ spool: SpooledChunks, models: [ModelSchema], document: DocumentID,
         _ body: (RecordOperation) throws(AccordError) -> Void
     ) throws(AccordError) {
         var lineNumbers: [String: Int] = [:]
-        for chunk in chunks {
+        for chunk in spool.chunks {
             guard let model = models.first(where: { $0.name == chunk.model }) else {
                 throw AccordError(.modelNotRegistered, "document \(document) has no model \"\(chunk.model)\"",
                                   details: ["model": chunk.model])
             }
-            var lines = chunk.bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            let bytes = try spool.bytes(of: chunk)
+            var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
             if lines.last?.isEmpty == true { lines.removeLast() }  // the chunk's final newline
             for line in lines {
                 lineNumbers[chunk.model, default: 0] += 1
@@ -151,13 +158,13 @@ extension RecordsAPI {
     /// prepared in batches per model (the records layer's checks, defaults and ids),
     /// each batch written before a delete of that model or a second line for an id it
     /// holds, so lines apply in their order.
-    private func applyStreaming(_ chunks: [IngestSessions.Chunk], models: [ModelSchema], document: DocumentID) throws(AccordError) {
+    private func applyStreaming(_ spool: SpooledChunks, models: [ModelSchema], document: DocumentID) throws(AccordError) {
         let milliseconds = now()
         try hub.withRoom(document) { room throws(AccordError) in
             let index = try indexes.index(for: document, doc: room.doc, models: models)
             let edit = try room.serverEdit { doc throws(AccordError) in
                 var pending = PendingUpserts(index: index, document: document, milliseconds: milliseconds)
-                try Self.forEachLine(chunks, models: models, document: document) { operation throws(AccordError) in
+                try Self.forEachLine(spool, models: models, document: document) { operation throws(AccordError) in
                     switch operation {
                     case .delete(let model, let id, _, _):
                         try pending.write(model.name, in: doc)

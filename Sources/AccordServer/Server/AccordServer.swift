@@ -192,7 +192,10 @@ public final class AccordServer: Sendable {
         let schemas = RecordsSchemaStore(storage: documents.storage)
         RecordsAPI(
             directory: directory, schemas: schemas, hub: hub,
-            indexes: ServerRecordIndexes(), ingests: IngestSessions(), authenticate: authenticate, now: configuration.now
+            indexes: ServerRecordIndexes(),
+            // Uploads spool next to the blob files (the data directory's disk), else to the temporary directory.
+            ingests: IngestSessions(spoolDirectory: blobs.store.directory.map { $0.path + "/.ingests" }),
+            authenticate: authenticate, now: configuration.now
         ).register(in: &routes, besides: documentsAPI)
         AdminAPI(directory: directory, schemas: schemas, hub: hub, admins: configuration.adminUsers, authenticate: authenticate)
             .register(in: &routes)

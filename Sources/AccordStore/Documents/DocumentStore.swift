@@ -91,9 +91,11 @@ public final class DocumentStore: @unchecked Sendable {
     // MARK: Creating and listing
 
     /// Adds an empty document. `DOCUMENT_EXISTS` if the id is taken.
+    /// - Parameter created: the creation time to record instead of now (an import
+    ///   restoring a document from a bundle keeps the time it was first created).
     @discardableResult
     public func create(
-        _ id: DocumentID, title: String = "", tags: [String] = [], localOnly: Bool = false
+        _ id: DocumentID, title: String = "", tags: [String] = [], localOnly: Bool = false, created: Date? = nil
     ) throws(AccordError) -> DocumentMetadata {
         writeLock.lock()
         defer { writeLock.unlock() }
@@ -101,7 +103,8 @@ public final class DocumentStore: @unchecked Sendable {
         if try readMetadata(id) != nil {
             throw AccordError(.documentExists, "document \(id) already exists", details: ["document": id.rawValue])
         }
-        let metadata = DocumentMetadata(id: id, title: title, tags: tags, localOnly: localOnly, now: options.now())
+        var metadata = DocumentMetadata(id: id, title: title, tags: tags, localOnly: localOnly, now: options.now())
+        if let created { metadata.created = created }
         let record = try metadata.encoded()
         try storage.withAdapter { try $0.commit([.put(DocumentCategories.metadata, key: id.rawValue, value: record)]) }
         withLock { metadataCache[id] = metadata }

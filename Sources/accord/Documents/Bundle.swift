@@ -28,11 +28,13 @@ enum Bundle {
         name.replacingOccurrences(of: "%2F", with: "/").replacingOccurrences(of: "%25", with: "%")
     }
 
-    /// One document as read from a bundle, checked.
+    /// One document as read from a bundle, checked. The state stays in its file
+    /// (``updatePath``) until the document is imported, so checking a bundle holds one
+    /// document's state at a time, not the whole bundle.
     struct Document {
         var id: String
         var metadata: AnyValue
-        var update: [UInt8]
+        var updatePath: String
         var aliases: [String]
         /// `records-schema.json`: the document's records models, when it had any.
         var recordsSchema: AnyValue?
@@ -78,6 +80,13 @@ enum Bundle {
         guard case .object(let fields) = metadata, fields["documentId"] == .string(id) else {
             throw refused("\(id)/metadata.json", "documentId does not name \(id)")
         }
+        // The server restores createdAt: a time it cannot read would refuse this one
+        // document after others were imported, so it is checked with the rest.
+        if let createdAt = fields["createdAt"], createdAt != .null {
+            guard case .string(let text) = createdAt, isoTime(text) else {
+                throw refused("\(id)/metadata.json", "createdAt is not an ISO 8601 time")
+            }
+        }
         var aliases: [String] = []
         if case .array(let list)? = fields["aliases"] {
             aliases = list.compactMap { value -> String? in if case .string(let alias) = value { alias } else { nil } }
@@ -85,12 +94,8 @@ enum Bundle {
         guard case .array = try json(directory + "/permissions.json", document: id) else {
             throw refused("\(id)/permissions.json", "expected an array")
         }
-        let update = try bytes(directory + "/document.yjs", document: id)
-        do {
-            _ = try encodeStateVectorFromUpdate(update)
-        } catch {
-            throw refused("\(id)/document.yjs", "not a Yjs update v1: \(error.message)")
-        }
+        let updatePath = directory + "/document.yjs"
+        try checkUpdate(try bytes(updatePath, document: id), document: id)
         let blobs = try checkBlobs(directory + "/blobs", id: id)
         var schema: AnyValue?
         if FileManager.default.fileExists(atPath: directory + "/records-schema.json") {
@@ -102,7 +107,22 @@ enum Bundle {
             }
             schema = models
         }
-        return Document(id: id, metadata: metadata, update: update, aliases: aliases, recordsSchema: schema, blobs: blobs)
+        return Document(id: id, metadata: metadata, updatePath: updatePath, aliases: aliases, recordsSchema: schema, blobs: blobs)
+    }
+
+    /// Refuses a `document.yjs` that does not decode as a Yjs update v1.
+    private static func checkUpdate(_ update: [UInt8], document id: String) throws(AccordError) {
+        do {
+            _ = try encodeStateVectorFromUpdate(update)
+        } catch {
+            throw refused("\(id)/document.yjs", "not a Yjs update v1: \(error.message)")
+        }
+    }
+
+    /// Whether `text` is an ISO 8601 time as the server reads it (fractional seconds optional).
+    private static func isoTime(_ text: String) -> Bool {
+        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)) != nil
+            || (try? Date.ISO8601FormatStyle().parse(text)) != nil
     }
 
     /// Every blob the index names is present with its size and SHA-256 (read in pieces,

@@ -117,8 +117,10 @@ enum ExportImportCommand {
     private static func importDocument(
         _ document: Bundle.Document, owner: String?, overwrite: Bool, _ connection: ServerConnection
     ) throws(AccordError) -> Outcome {
+        // Read again now (checked when the bundle was read): one document's state in memory per import running.
+        let update = try Bundle.bytes(document.updatePath, document: document.id)
         var body: [(String, AnyValue)] = [
-            ("metadata", document.metadata), ("update", .string(Data(document.update).base64EncodedString())),
+            ("metadata", document.metadata), ("update", .string(Data(update).base64EncodedString())),
             ("overwrite", .bool(overwrite)),
         ]
         if let owner { body.append(("owner", .string(owner))) }

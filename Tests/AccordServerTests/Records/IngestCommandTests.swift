@@ -246,8 +246,14 @@ struct IngestCommandTests {
         let first = try await call("POST", "/v1/documents/data/records/$ingests", "{}")
         let firstID = try #require(first.record["id"] as? String)
         #expect(try await call("POST", "/v1/documents/data/records/$ingests/\(firstID)/chunks?model=people", lines).status == 200)
+        func spooled() -> [String] {
+            let files = FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String] ?? []
+            return files.filter { $0.hasSuffix(".ndjson") }
+        }
+        #expect(spooled().count == 1, "the upload is spooled under the data directory")
         serve.kill()
         serve = try ServeProcess(dataDirectory: directory.path)
+        #expect(spooled().isEmpty, "the restarted server removed the forgotten session's upload")
         let forgotten = try await call("GET", "/v1/documents/data/records/$ingests/\(firstID)", nil)
         #expect(forgotten.status == 404 && forgotten.errorCode == "INGEST_SESSION_NOT_FOUND")
         #expect(try await call("POST", "/v1/documents/data/records/people/count", "{}").record["count"] as? Int == 0)
