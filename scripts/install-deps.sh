@@ -13,7 +13,8 @@ cd "$ROOT"
 VENV="$ROOT/.venv"
 REQ="$ROOT/scripts/requirements.txt"
 STAMP="$VENV/.requirements.sha"
-APT_PACKAGES=(python3-venv pkg-config libsqlite3-dev libsodium-dev libwebsockets-dev zlib1g-dev libpq-dev postgresql)
+# openssl: the CLI the TLS tests make their throwaway certificates with.
+APT_PACKAGES=(python3-venv pkg-config libsqlite3-dev libsodium-dev libwebsockets-dev zlib1g-dev libpq-dev postgresql openssl)
 
 die() { echo "install-deps: error: $*" >&2; exit 1; }
 say() { echo "install-deps: $*" >&2; }

@@ -8,6 +8,8 @@ once the socket accepts connections, then serves until SIGTERM or SIGINT.
 
   --host 127.0.0.1   address to bind
   --port 0           0 lets the kernel choose; the chosen port is printed
+  --certfile F, --keyfile F
+                     serve TLS (wss://) with this PEM certificate chain and key
   --store DIR        persist every room in DIR/ystore.db (pycrdt-store's SQLiteYStore,
                      as Jupyter does) and load rooms from it when they are opened, so a
                      restarted server serves the same documents. Without it, rooms live
@@ -157,6 +159,9 @@ async def main(args: argparse.Namespace) -> int:
     config.backlog = 4096  # Hypercorn listens again with this; its default (100) drops connect bursts
     config.websocket_max_message_size = 64 * 1024 * 1024
     config.accesslog = None
+    if args.certfile:
+        config.certfile = args.certfile
+        config.keyfile = args.keyfile
     config.errorlog = log
 
     async with websocket_server:
@@ -180,6 +185,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--store", default=None, help="directory of the persistent room store")
+    parser.add_argument("--certfile", default=None, help="PEM certificate chain: serve TLS")
+    parser.add_argument("--keyfile", default=None, help="PEM private key of --certfile")
     return parser.parse_args(argv)
 
 

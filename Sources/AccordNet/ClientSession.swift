@@ -55,7 +55,7 @@ final class ClientSession {
     func connect(_ context: OpaquePointer) {
         var info = lws_client_connect_info()
         let host = target.host
-        let hostHeader = target.port == 80 ? host : "\(host):\(target.port)"
+        let hostHeader = target.hostHeader
         // lws copies these strings into the connection before returning.
         let connected = host.withCString { address in
             target.pathAndQuery.withCString { path in
@@ -66,6 +66,7 @@ final class ClientSession {
                     info.path = path
                     info.host = hostValue
                     info.ietf_version_or_minus_one = -1
+                    if target.isSecure { info.ssl_connection = Int32(LCCSCF_USE_SSL.rawValue) }
                     info.opaque_user_data = UnsafeMutableRawPointer(bitPattern: UInt(id))
                     return lws_client_connect_via_info(&info)
                 }

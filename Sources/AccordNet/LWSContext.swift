@@ -18,8 +18,10 @@ final class LWSContext {
     /// - Parameters:
     ///   - listen: host and port to listen on; nil for a client-only context.
     ///   - user: returned by `lws_context_user`; `accordLWSCallback` finds its handler through it.
-    init(listen: (host: String, port: Int)?, user: UnsafeMutableRawPointer) throws(NetError)
+    ///   - clientTLS: how a client-only context checks servers for `wss://` and `https://`.
+    init(listen: (host: String, port: Int)?, user: UnsafeMutableRawPointer, clientTLS: ClientTLS = .system) throws(NetError)
     {
+        if listen == nil { try clientTLS.validate() }
         LWSContext.quietLogs
         var strings: [UnsafeMutablePointer<CChar>] = []
         func keep(_ string: String) -> UnsafeMutablePointer<CChar> {
@@ -39,6 +41,8 @@ final class LWSContext {
 
         var info = lws_context_creation_info()
         info.options = accord_lws_option_explicit_vhosts()
+        // Client contexts can open TLS connections (each asks with LCCSCF_USE_SSL).
+        if listen == nil { info.options |= accord_lws_option_do_ssl_global_init() }
         info.user = user
         info.gid = -1
         info.uid = -1
@@ -74,6 +78,10 @@ final class LWSContext {
             }
         } else {
             vhostInfo.port = accord_lws_context_port_no_listen()
+            vhostInfo.options |= accord_lws_option_do_ssl_global_init()
+            if let file = clientTLS.trustedCertificatesFile {
+                vhostInfo.client_ssl_ca_filepath = UnsafePointer(keep(file))
+            }
         }
         guard let vhost = lws_create_vhost(context, &vhostInfo) else {
             lws_context_destroy(context)

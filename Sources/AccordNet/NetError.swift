@@ -10,7 +10,7 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
 
         /// lws_create_context or lws_create_vhost failed (address in use, bad host, ...).
         public static let listenFailed = Code(rawValue: "NET_LISTEN_FAILED")
-        /// The URL is not a `ws://host:port/path` URL this client can open.
+        /// The URL is not a `ws://`, `wss://` (or `http://`, `https://`) URL this client can open.
         public static let invalidURL = Code(rawValue: "NET_INVALID_URL")
         /// The connection could not be established, or the upgrade was refused (for an
         /// HTTP request: it never reached the server).
@@ -24,9 +24,12 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
         public static let cancelled = Code(rawValue: "NET_CANCELLED")
         /// An HTTP response body larger than the client accepts.
         public static let responseTooLarge = Code(rawValue: "NET_RESPONSE_TOO_LARGE")
+        /// The TLS settings cannot be used (a trusted-certificates file that cannot be read).
+        public static let tlsConfiguration = Code(rawValue: "NET_TLS_CONFIGURATION")
         /// Every code, for the golden test.
         public static let all: [Code] = [
             .listenFailed, .invalidURL, .connectFailed, .requestFailed, .timedOut, .cancelled, .responseTooLarge,
+            .tlsConfiguration,
         ]
     }
 

@@ -61,8 +61,8 @@ final class ServiceThread: @unchecked Sendable {
     /// The bound port (listening contexts only).
     let listenPort: Int?
 
-    init(listen: (host: String, port: Int)?) throws(NetError) {
-        let context = try LWSContext(listen: listen, user: Unmanaged.passUnretained(box).toOpaque())
+    init(listen: (host: String, port: Int)?, clientTLS: ClientTLS = .system) throws(NetError) {
+        let context = try LWSContext(listen: listen, user: Unmanaged.passUnretained(box).toOpaque(), clientTLS: clientTLS)
         self.context = context
         self.contextPointer = context.pointer
         self.listenPort = context.listenPort

@@ -23,15 +23,18 @@ public final class WebSocketClient: Sendable {
         self.mailbox = mailbox
     }
 
-    /// Connects to `url` (`ws://host:port/path?query`) sending `headers` with the
-    /// upgrade request, and returns once the server accepted the WebSocket. Throws
-    /// `invalidURL`, or `connectFailed` when the connection or upgrade fails or lws'
-    /// connect timeout (10 s) passes.
+    /// Connects to `url` (`ws://host:port/path?query`, or `wss://` for TLS checked as
+    /// `tls` says) sending `headers` with the upgrade request, and returns once the
+    /// server accepted the WebSocket. Throws `invalidURL`, `tlsConfiguration`, or
+    /// `connectFailed` when the connection, the TLS handshake (a certificate that is not
+    /// trusted or names another host) or the upgrade fails, or lws' connect timeout
+    /// (10 s) passes.
     public static func connect(
-        to url: String, headers: [(name: String, value: String)] = [], maxMessageSize: Int = 64 << 20
+        to url: String, headers: [(name: String, value: String)] = [], maxMessageSize: Int = 64 << 20,
+        tls: ClientTLS = .system
     ) async throws(NetError) -> WebSocketClient {
         let target = try WebSocketURL(url)
-        let thread = try ServiceThread(listen: nil)
+        let thread = try ServiceThread(listen: nil, clientTLS: tls)
         let mailbox = Mailbox<ClientCommand>(thread: thread)
         let (events, continuation) = AsyncStream<Event>.makeStream()
         let handshake = Handshake()

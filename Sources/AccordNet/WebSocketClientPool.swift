@@ -28,8 +28,9 @@ public final class WebSocketClientPool: Sendable {
 
     /// Creates the context and starts the service thread (named `name`).
     /// - Throws: `NetError.Code.listenFailed` when lws cannot create the context.
-    public init(name: String = "AccordNet.pool") throws(NetError) {
-        let thread = try ServiceThread(listen: nil)
+    /// `tls`: how `wss://` servers are checked (the system's authorities by default).
+    public init(name: String = "AccordNet.pool", tls: ClientTLS = .system) throws(NetError) {
+        let thread = try ServiceThread(listen: nil, clientTLS: tls)
         let mailbox = Mailbox<PoolCommand>(thread: thread)
         self.thread = thread
         self.mailbox = mailbox

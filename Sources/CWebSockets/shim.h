@@ -21,6 +21,10 @@ static inline uint64_t accord_lws_option_adopt_listen_accept_config(void) {
     return LWS_SERVER_OPTION_ADOPT_APPLY_LISTEN_ACCEPT_CONFIG;
 }
 
+/// `LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT`: lws initialises OpenSSL and gives the vhost
+/// a client TLS context, so client connections may ask for TLS (`LCCSCF_USE_SSL`).
+static inline uint64_t accord_lws_option_do_ssl_global_init(void) { return LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT; }
+
 /// `CONTEXT_PORT_NO_LISTEN`: a client-only context opens no listening socket.
 static inline int accord_lws_context_port_no_listen(void) { return CONTEXT_PORT_NO_LISTEN; }
 

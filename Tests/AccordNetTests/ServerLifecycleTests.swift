@@ -82,7 +82,7 @@ struct ServerLifecycleTests {
         #expect(
             NetError.Code.all.map(\.rawValue) == [
                 "NET_LISTEN_FAILED", "NET_INVALID_URL", "NET_CONNECT_FAILED", "NET_REQUEST_FAILED", "NET_TIMEOUT",
-                "NET_CANCELLED", "NET_RESPONSE_TOO_LARGE",
+                "NET_CANCELLED", "NET_RESPONSE_TOO_LARGE", "NET_TLS_CONFIGURATION",
             ])
     }
 
@@ -91,7 +91,8 @@ struct ServerLifecycleTests {
         #expect(url == WebSocketURL(host: "127.0.0.1", port: 8080, pathAndQuery: "/v1/sync/a?token=x"))
         #expect(try WebSocketURL("ws://example.com") == WebSocketURL(host: "example.com", port: 80, pathAndQuery: "/"))
         #expect(try WebSocketURL("ws://[::1]:9/?a=b") == WebSocketURL(host: "::1", port: 9, pathAndQuery: "/?a=b"))
-        for bad in ["http://x/", "wss://x/", "ws://:80/", "ws://x:0/", "ws://x:abc/"] {
+        #expect(try WebSocketURL("wss://x/") == WebSocketURL(host: "x", port: 443, pathAndQuery: "/", isSecure: true))
+        for bad in ["http://x/", "https://x/", "ws://:80/", "ws://x:0/", "ws://x:abc/", "wss://x:0/"] {
             #expect(throws: NetError.self, "\(bad)") { _ = try WebSocketURL(bad) }
         }
     }

@@ -23,10 +23,13 @@ public final class HTTPClient: Sendable {
     private let mailbox: Mailbox<HTTPClientCommand>
     private let nextID = Locked<UInt64>(1)
 
-    /// - Parameter maxResponseSize: the largest response body accepted (bytes); a larger
-    ///   one ends the request with `NET_RESPONSE_TOO_LARGE`, without buffering past it.
-    public init(maxResponseSize: Int = 16 << 20) throws(NetError) {
-        thread = try ServiceThread(listen: nil)
+    /// - Parameters:
+    ///   - maxResponseSize: the largest response body accepted (bytes); a larger one ends
+    ///     the request with `NET_RESPONSE_TOO_LARGE`, without buffering past it.
+    ///   - tls: how `https://` servers are checked (the system's authorities by default).
+    /// - Throws: `NET_TLS_CONFIGURATION` for a trusted-certificates file that cannot be read.
+    public init(maxResponseSize: Int = 16 << 20, tls: ClientTLS = .system) throws(NetError) {
+        thread = try ServiceThread(listen: nil, clientTLS: tls)
         mailbox = Mailbox(thread: thread)
         thread.start(handler: HTTPClientCore(mailbox: mailbox, maxResponseSize: maxResponseSize), name: "AccordNet.http")
     }

@@ -71,7 +71,7 @@ final class HTTPExchange {
         }
         var info = lws_client_connect_info()
         let host = target.host
-        let hostHeader = target.port == 80 ? host : "\(host):\(target.port)"
+        let hostHeader = target.hostHeader
         let connected = host.withCString { address in
             target.pathAndQuery.withCString { path in
                 hostHeader.withCString { hostValue in
@@ -85,6 +85,7 @@ final class HTTPExchange {
                         info.method = methodName  // non-nil: an HTTP client, not a WebSocket
                         // A redirect is the caller's to see, not to follow silently.
                         info.ssl_connection = Int32(LCCSCF_HTTP_NO_FOLLOW_REDIRECT.rawValue)
+                        if target.isSecure { info.ssl_connection |= Int32(LCCSCF_USE_SSL.rawValue) }
                         // Binds the connection to our protocol; lws hands an unbound
                         // HTTP client none of the body ("swallowed read").
                         info.local_protocol_name = protocolName

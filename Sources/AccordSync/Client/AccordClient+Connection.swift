@@ -29,12 +29,13 @@ extension AccordClient {
         let attempt = generation
         let provider = tokenProvider
         let base = serverURL
+        let tls = self.tls
         let reason = authRefusal.map(TokenRequestReason.unauthenticated) ?? .connect
         Task { [weak self] in
             do {
                 let token = try await provider(reason)
                 let url = base + SyncPath.multiplexed + "?token=" + SyncPath.queryEscaped(token)
-                let socket = try await WebSocketClient.connect(to: url)
+                let socket = try await WebSocketClient.connect(to: url, tls: tls)
                 guard let self else {
                     socket.close()
                     return

@@ -41,6 +41,8 @@ public actor AccordClient {
     }
     /// `ws://host:port` (or with a path prefix); `/v1/sync?token=…` is appended.
     public nonisolated let serverURL: String
+    /// How `wss://` and `https://` servers are checked.
+    nonisolated let tls: ClientTLS
 
     let tokenProvider: @Sendable (TokenRequestReason) async throws -> String
     let handshakeBudget: UInt64
@@ -89,7 +91,7 @@ public actor AccordClient {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// - Parameters:
-    ///   - serverURL: the server's address, `ws://host:port`.
+    ///   - serverURL: the server's address, `ws://host:port`, or `wss://host` for TLS.
     ///   - store: where documents and unacknowledged edits live.
     ///   - reconnect: the backoff after a lost connection or a failed attempt.
     ///   - handshakeBudget: how long (ms) a document's sync may go unanswered before a
@@ -98,6 +100,8 @@ public actor AccordClient {
     ///     may have missed (``DocumentSyncMachine/defaultResyncInterval``); nil never.
     ///   - maxUndoDepth: how many steps ``undo(_:)`` and ``redo(_:)`` can go back per open
     ///     document (the oldest is dropped past it); below 1 means the default, 50.
+    ///   - trustedCertificatesFile: for a `wss://` server: a PEM file of the certificate
+    ///     authorities to trust instead of the system's (a private CA); nil, the system's.
     ///   - tokenProvider: asked for a bearer token before each connection attempt, with
     ///     the reason: `.unauthenticated` after the server refused the last one.
     public init(
@@ -105,8 +109,10 @@ public actor AccordClient {
         handshakeBudget: UInt64 = DocumentSyncMachine.defaultHandshakeBudget,
         resyncInterval: UInt64? = DocumentSyncMachine.defaultResyncInterval,
         maxUndoDepth: Int = UndoManager.Options.defaultMaxDepth,
+        trustedCertificatesFile: String? = nil,
         tokenProvider: @escaping @Sendable (TokenRequestReason) async throws -> String
     ) {
+        self.tls = ClientTLS(trustedCertificatesFile: trustedCertificatesFile)
         self.handshakeBudget = handshakeBudget
         self.maxUndoDepth = maxUndoDepth
         self.resyncInterval = resyncInterval
@@ -126,11 +132,12 @@ public actor AccordClient {
         handshakeBudget: UInt64 = DocumentSyncMachine.defaultHandshakeBudget,
         resyncInterval: UInt64? = DocumentSyncMachine.defaultResyncInterval,
         maxUndoDepth: Int = UndoManager.Options.defaultMaxDepth,
+        trustedCertificatesFile: String? = nil,
         tokenProvider: @escaping @Sendable () async throws -> String
     ) {
         self.init(
             serverURL: serverURL, store: store, reconnect: reconnect, handshakeBudget: handshakeBudget,
-            resyncInterval: resyncInterval, maxUndoDepth: maxUndoDepth,
+            resyncInterval: resyncInterval, maxUndoDepth: maxUndoDepth, trustedCertificatesFile: trustedCertificatesFile,
             tokenProvider: { (_: TokenRequestReason) in try await tokenProvider() })
     }
 

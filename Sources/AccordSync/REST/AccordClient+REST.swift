@@ -78,7 +78,7 @@ extension AccordClient {
     /// The client's HTTP transport, made on first use (one lws thread per client).
     func restTransport() throws(NetError) -> HTTPClient {
         if let httpClient { return httpClient }
-        let made = try HTTPClient()
+        let made = try HTTPClient(tls: tls)
         httpClient = made
         return made
     }
