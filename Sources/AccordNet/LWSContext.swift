@@ -18,10 +18,13 @@ final class LWSContext {
     /// - Parameters:
     ///   - listen: host and port to listen on; nil for a client-only context.
     ///   - user: returned by `lws_context_user`; `accordLWSCallback` finds its handler through it.
-    ///   - clientTLS: how a client-only context checks servers for `wss://` and `https://`.
-    init(listen: (host: String, port: Int)?, user: UnsafeMutableRawPointer, clientTLS: ClientTLS = .system) throws(NetError)
+    ///   - clientTLS: how a client-only context checks servers for `wss://` and `https://`;
+    ///     nil, no TLS (each TLS context costs OpenSSL state, so only contexts that may
+    ///     need it make one).
+    init(listen: (host: String, port: Int)?, user: UnsafeMutableRawPointer, clientTLS: ClientTLS? = nil) throws(NetError)
     {
-        if listen == nil { try clientTLS.validate() }
+        let clientTLS = listen == nil ? clientTLS : nil
+        try clientTLS?.validate()
         LWSContext.quietLogs
         var strings: [UnsafeMutablePointer<CChar>] = []
         func keep(_ string: String) -> UnsafeMutablePointer<CChar> {
@@ -41,8 +44,9 @@ final class LWSContext {
 
         var info = lws_context_creation_info()
         info.options = accord_lws_option_explicit_vhosts()
-        // Client contexts can open TLS connections (each asks with LCCSCF_USE_SSL).
-        if listen == nil { info.options |= accord_lws_option_do_ssl_global_init() }
+        // A client context given TLS settings can open TLS connections (each asks with
+        // LCCSCF_USE_SSL).
+        if clientTLS != nil { info.options |= accord_lws_option_do_ssl_global_init() }
         info.user = user
         info.gid = -1
         info.uid = -1
@@ -78,8 +82,8 @@ final class LWSContext {
             }
         } else {
             vhostInfo.port = accord_lws_context_port_no_listen()
-            vhostInfo.options |= accord_lws_option_do_ssl_global_init()
-            if let file = clientTLS.trustedCertificatesFile {
+            if clientTLS != nil { vhostInfo.options |= accord_lws_option_do_ssl_global_init() }
+            if let file = clientTLS?.trustedCertificatesFile {
                 vhostInfo.client_ssl_ca_filepath = UnsafePointer(keep(file))
             }
         }

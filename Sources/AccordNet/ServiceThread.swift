@@ -61,7 +61,7 @@ final class ServiceThread: @unchecked Sendable {
     /// The bound port (listening contexts only).
     let listenPort: Int?
 
-    init(listen: (host: String, port: Int)?, clientTLS: ClientTLS = .system) throws(NetError) {
+    init(listen: (host: String, port: Int)?, clientTLS: ClientTLS? = nil) throws(NetError) {
         let context = try LWSContext(listen: listen, user: Unmanaged.passUnretained(box).toOpaque(), clientTLS: clientTLS)
         self.context = context
         self.contextPointer = context.pointer

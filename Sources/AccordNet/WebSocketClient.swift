@@ -34,7 +34,7 @@ public final class WebSocketClient: Sendable {
         tls: ClientTLS = .system
     ) async throws(NetError) -> WebSocketClient {
         let target = try WebSocketURL(url)
-        let thread = try ServiceThread(listen: nil, clientTLS: tls)
+        let thread = try ServiceThread(listen: nil, clientTLS: target.isSecure ? tls : nil)
         let mailbox = Mailbox<ClientCommand>(thread: thread)
         let (events, continuation) = AsyncStream<Event>.makeStream()
         let handshake = Handshake()

@@ -25,12 +25,16 @@ public final class WebSocketClientPool: Sendable {
     private let thread: ServiceThread
     private let mailbox: Mailbox<PoolCommand>
     private let gate = ConnectGate()
+    /// Made with TLS settings: `wss://` URLs work.
+    private let speaksTLS: Bool
 
     /// Creates the context and starts the service thread (named `name`).
     /// - Throws: `NetError.Code.listenFailed` when lws cannot create the context.
-    /// `tls`: how `wss://` servers are checked (the system's authorities by default).
-    public init(name: String = "AccordNet.pool", tls: ClientTLS = .system) throws(NetError) {
+    /// `tls`: how `wss://` servers are checked (`.system`: the system's authorities);
+    /// nil, plain `ws://` only.
+    public init(name: String = "AccordNet.pool", tls: ClientTLS? = nil) throws(NetError) {
         let thread = try ServiceThread(listen: nil, clientTLS: tls)
+        speaksTLS = tls != nil
         let mailbox = Mailbox<PoolCommand>(thread: thread)
         self.thread = thread
         self.mailbox = mailbox
@@ -55,6 +59,9 @@ public final class WebSocketClientPool: Sendable {
         onEvent: @escaping @Sendable (WebSocketClient.Event) -> Void
     ) async throws(NetError) -> PooledWebSocket {
         let target = try WebSocketURL(url)
+        guard !target.isSecure || speaksTLS else {
+            throw NetError(.tlsConfiguration, "this pool was made without TLS settings (pass tls: .system): \(url)")
+        }
         guard let (id, handshake) = gate.admit() else { throw NetError(.connectFailed, "pool stopped") }
         mailbox.post(
             .connect(

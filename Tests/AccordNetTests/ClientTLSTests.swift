@@ -36,7 +36,7 @@ import Testing
         await #expect(throws: NetError.self) {
             _ = try await WebSocketClient.connect(to: "wss://localhost:\(server.port)/room-1")
         }
-        let http = try HTTPClient()
+        let http = try HTTPClient(tls: .system)
         await #expect(throws: NetError.self) {
             _ = try await http.send(HTTPClientRequest(.get, "https://localhost:\(server.port)/"), timeout: .seconds(10))
         }
@@ -61,6 +61,16 @@ import Testing
         // status: what matters is that it came back over TLS.
         let response = try await http.send(HTTPClientRequest(.get, "https://localhost:\(server.port)/"), timeout: .seconds(10))
         #expect((400..<600).contains(response.status))
+    }
+
+    @Test func anHTTPClientWithoutTLSSettingsRefusesHTTPSWithACode() async throws {
+        let http = try HTTPClient()
+        do {
+            _ = try await http.send(HTTPClientRequest(.get, "https://localhost:1/"), timeout: .seconds(5))
+            Issue.record("an https request went out without TLS settings")
+        } catch {
+            #expect(error.code == .tlsConfiguration)
+        }
     }
 
     @Test func anUnreadableTrustFileIsACodedError() async throws {

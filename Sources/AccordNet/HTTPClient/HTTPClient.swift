@@ -22,14 +22,18 @@ public final class HTTPClient: Sendable {
     private let thread: ServiceThread
     private let mailbox: Mailbox<HTTPClientCommand>
     private let nextID = Locked<UInt64>(1)
+    /// Made with TLS settings: `https://` URLs work.
+    private let speaksTLS: Bool
 
     /// - Parameters:
     ///   - maxResponseSize: the largest response body accepted (bytes); a larger one ends
     ///     the request with `NET_RESPONSE_TOO_LARGE`, without buffering past it.
-    ///   - tls: how `https://` servers are checked (the system's authorities by default).
+    ///   - tls: how `https://` servers are checked (`.system`: the system's authorities);
+    ///     nil, plain `http://` only, and an `https://` request is `NET_TLS_CONFIGURATION`.
     /// - Throws: `NET_TLS_CONFIGURATION` for a trusted-certificates file that cannot be read.
-    public init(maxResponseSize: Int = 16 << 20, tls: ClientTLS = .system) throws(NetError) {
+    public init(maxResponseSize: Int = 16 << 20, tls: ClientTLS? = nil) throws(NetError) {
         thread = try ServiceThread(listen: nil, clientTLS: tls)
+        speaksTLS = tls != nil
         mailbox = Mailbox(thread: thread)
         thread.start(handler: HTTPClientCore(mailbox: mailbox, maxResponseSize: maxResponseSize), name: "AccordNet.http")
     }
@@ -50,6 +54,9 @@ public final class HTTPClient: Sendable {
         _ request: HTTPClientRequest, timeout: Duration = .seconds(30), sink: (any HTTPResponseSink)? = nil
     ) async throws(NetError) -> HTTPClientResponse {
         let target = try WebSocketURL(request.url, scheme: "http://")
+        guard !target.isSecure || speaksTLS else {
+            throw NetError(.tlsConfiguration, "this HTTPClient was made without TLS settings (pass tls: .system): \(request.url)")
+        }
         let id = nextID.withLock { next in
             defer { next += 1 }
             return next

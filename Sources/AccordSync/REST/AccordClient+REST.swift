@@ -78,7 +78,9 @@ extension AccordClient {
     /// The client's HTTP transport, made on first use (one lws thread per client).
     func restTransport() throws(NetError) -> HTTPClient {
         if let httpClient { return httpClient }
-        let made = try HTTPClient(tls: tls)
+        // TLS settings (OpenSSL state) only for a server reached over TLS.
+        let secure = serverURL.lowercased().hasPrefix("wss://") || serverURL.lowercased().hasPrefix("https://")
+        let made = try HTTPClient(tls: secure ? tls : nil)
         httpClient = made
         return made
     }
