@@ -107,14 +107,14 @@ struct BlobUploadLimitsTests {
         // Half of an 8,000-byte upload, then nothing more for now.
         let held = BlobHTTP.randomBytes(8_000, seed: 14)
         let heldPath = BlobHTTP.blobPath("a", try BlobHTTP.sha256(held))
-        let connection = try HeldConnection(port: server.port)
-        connection.write(BlobHTTP.putHead(heldPath, token: alice, length: 8_000) + Array(held.prefix(4_000)))
+        let connection = try RawTCPConnection(port: server.port)
+        connection.send(BlobHTTP.putHead(heldPath, token: alice, length: 8_000) + Array(held.prefix(4_000)))
         #expect(BlobHTTP.eventually { (try? server.server.blobs.usage(of: "alice", excluding: nil)) == 1_998_000 })
         let other = BlobHTTP.randomBytes(8_000, seed: 15)
         let refused = try BlobHTTP.curl(port: server.port, "PUT", BlobHTTP.blobPath("b", BlobHTTP.sha256(other)), token: alice, data: other)
         #expect(refused.errorCode == "QUOTA_EXCEEDED")
         // Cut off: nothing kept, the reservation is gone, the other upload fits.
-        connection.shutDown()
+        connection.close()
         #expect(BlobHTTP.eventually { (try? server.server.blobs.usage(of: "alice", excluding: nil)) == 1_990_000 })
         #expect(try BlobHTTP.curl(port: server.port, "PUT", BlobHTTP.blobPath("b", BlobHTTP.sha256(other)), token: alice, data: other).status == 201)
         #expect(try server.server.blobs.store.exists(BlobHash(hex: BlobHTTP.sha256(held))) == false)
@@ -175,42 +175,5 @@ struct BlobUploadLimitsTests {
         #expect(try server.server.blobs.store.get(BlobHash(hex: hash)) == content)
         #expect(uploadsDirectoryFiles(server).isEmpty)
         try await server.stop()
-    }
-}
-
-/// A client connection kept open between sends (a body that stops halfway).
-final class HeldConnection {
-    private var fd: Int32
-
-    init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw TestFailure("cannot connect to \(port)")
-        }
-    }
-
-    deinit { shutDown() }
-
-    func write(_ bytes: [UInt8]) {
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { return }
-            sent += n
-        }
-    }
-
-    func shutDown() {
-        guard fd >= 0 else { return }
-        close(fd)
-        fd = -1
     }
 }
