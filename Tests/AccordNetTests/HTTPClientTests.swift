@@ -71,6 +71,23 @@ struct HTTPClientTests {
         await server.stop()
     }
 
+    /// lws 4.1 ignored our close after a response without a body, so each such request
+    /// left its connection open: the server's per-address cap (4 here) refused the fifth.
+    @Test(arguments: [200, 204])
+    func connectionsCloseAfterResponsesWithoutABody(status: Int) async throws {
+        var routes = HTTPRoutes()
+        routes.add(.delete, "/thing") { _ in HTTPResponse(status: status, body: []) }
+        let server = try WebSocketServer(.init(port: 0, routes: routes, maxConnectionsPerAddress: 4))
+        let client = try HTTPClient()
+        for _ in 0..<40 {
+            let response = try await client.send(HTTPClientRequest(.delete, "http://127.0.0.1:\(server.port)/thing"))
+            #expect(response.status == status)
+            if response.status != status { break }
+        }
+        await client.stop()
+        await server.stop()
+    }
+
     @Test func errorStatusesAreResponsesWithTheirBodies() async throws {
         let server = try makeServer()
         let client = try HTTPClient()

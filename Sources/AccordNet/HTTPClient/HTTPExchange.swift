@@ -134,7 +134,7 @@ final class HTTPExchange {
                 // A HEAD answer has no body, whatever its Content-Length says: done.
                 complete()
                 forget(wsi)
-                return -1
+                return close(wsi)
             }
             if let sink, let status { sinkTakesBody = sink.accepts(status: status, headers: responseHeaders) }
             if !sinkTakesBody, let declared = responseHeaders["content-length"].flatMap(Int.init), declared > maxResponseSize {
@@ -175,7 +175,7 @@ final class HTTPExchange {
         case LWS_CALLBACK_COMPLETED_CLIENT_HTTP:
             complete()
             forget(wsi)
-            return -1  // one request per connection: close it rather than keep it idle
+            return close(wsi)  // one request per connection: close it rather than keep it idle
 
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             let message = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection error"
@@ -334,6 +334,15 @@ final class HTTPExchange {
     private func fail(_ wsi: OpaquePointer, _ error: NetError) -> Int32 {
         forget(wsi)
         finish(.failure(error))
+        return -1
+    }
+
+    /// Closes a connection whose exchange is over. lws 4.1 ignores the nonzero return of
+    /// COMPLETED_CLIENT_HTTP when the response had no body (`content-length: 0`, a 204):
+    /// the connection then stayed open for good, one descriptor per request. A kill
+    /// timeout closes it on every path, on lws' next turn of the loop.
+    private func close(_ wsi: OpaquePointer) -> Int32 {
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
         return -1
     }
 
