@@ -14,6 +14,10 @@ final class LWSContext {
     let listenPort: Int?
     private let protocols: UnsafeMutablePointer<lws_protocols>
     private let strings: [UnsafeMutablePointer<CChar>]
+    /// The client vhost's OpenSSL context, ours rather than lws' (lws 4.1 loses track of
+    /// its own when TLS contexts overlap, see `accord_lws_option_do_ssl_global_init`);
+    /// freed after `lws_context_destroy` has freed every connection using it.
+    private let clientSSLContext: OpaquePointer?
 
     /// - Parameters:
     ///   - listen: host and port to listen on; nil for a client-only context.
@@ -44,16 +48,27 @@ final class LWSContext {
 
         var info = lws_context_creation_info()
         info.options = accord_lws_option_explicit_vhosts()
-        // A client context given TLS settings can open TLS connections (each asks with
-        // LCCSCF_USE_SSL).
-        if clientTLS != nil { info.options |= accord_lws_option_do_ssl_global_init() }
         info.user = user
         info.gid = -1
         info.uid = -1
         // The per-thread buffer lws reads HTTP into (4 KiB by default): a client
         // receiving a large body took one service-loop turn per 4 KiB.
         info.pt_serv_buf_size = 64 * 1024
+        // A client context given TLS settings can open TLS connections (each asks with
+        // LCCSCF_USE_SSL) through this OpenSSL context.
+        var sslContext: OpaquePointer?
+        if let clientTLS {
+            sslContext = clientTLS.trustedCertificatesFile.map { accord_client_ssl_ctx_new($0) }
+                ?? accord_client_ssl_ctx_new(nil)
+            guard sslContext != nil else {
+                protocols.deallocate()
+                strings.forEach { free($0) }
+                let source = clientTLS.trustedCertificatesFile.map { "the certificates in \($0)" } ?? "the system's certificate authorities"
+                throw NetError(.tlsConfiguration, "OpenSSL could not load \(source) (not PEM certificates?)")
+            }
+        }
         guard let context = lws_create_context(&info) else {
+            sslContext.map { accord_client_ssl_ctx_free($0) }
             protocols.deallocate()
             strings.forEach { free($0) }
             throw NetError(.listenFailed, "lws_create_context failed")
@@ -82,13 +97,14 @@ final class LWSContext {
             }
         } else {
             vhostInfo.port = accord_lws_context_port_no_listen()
-            if clientTLS != nil { vhostInfo.options |= accord_lws_option_do_ssl_global_init() }
-            if let file = clientTLS?.trustedCertificatesFile {
-                vhostInfo.client_ssl_ca_filepath = UnsafePointer(keep(file))
+            if let sslContext {
+                vhostInfo.options |= accord_lws_option_do_ssl_global_init()
+                vhostInfo.provided_client_ssl_ctx = sslContext
             }
         }
         guard let vhost = lws_create_vhost(context, &vhostInfo) else {
             lws_context_destroy(context)
+            sslContext.map { accord_client_ssl_ctx_free($0) }
             protocols.deallocate()
             strings.forEach { free($0) }
             let target = listen.map { "\($0.host):\($0.port)" } ?? "client"
@@ -97,11 +113,13 @@ final class LWSContext {
         self.pointer = context
         self.protocols = protocols
         self.strings = strings
+        self.clientSSLContext = sslContext
         self.listenPort = listen == nil ? nil : Int(lws_get_vhost_listen_port(vhost))
     }
 
     deinit {
         lws_context_destroy(pointer)
+        clientSSLContext.map { accord_client_ssl_ctx_free($0) }
         protocols.deinitialize(count: 2)
         protocols.deallocate()
         strings.forEach { free($0) }

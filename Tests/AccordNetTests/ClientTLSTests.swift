@@ -82,6 +82,23 @@ import Testing
         }
     }
 
+    /// Readable, but OpenSSL finds no certificate in it: refused when the client is made,
+    /// not at the first connection.
+    @Test func aTrustFileWithoutCertificatesIsACodedError() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-ca-\(UUID()).pem").path
+        try Data("this is not a certificate\n".utf8).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        do {
+            _ = try HTTPClient(tls: ClientTLS(trustedCertificatesFile: file))
+            Issue.record("a trust file without certificates was accepted")
+        } catch {
+            #expect(error.code == .tlsConfiguration)
+        }
+        await #expect(throws: NetError.self) {
+            _ = try await WebSocketClient.connect(to: "wss://localhost:1/x", tls: ClientTLS(trustedCertificatesFile: file))
+        }
+    }
+
     @Test func secureURLsDefaultToPort443AndSayTheyAreSecure() throws {
         let secure = try WebSocketURL("wss://example.org/v1/sync")
         #expect(secure.isSecure && secure.port == 443 && secure.hostHeader == "example.org")
