@@ -42,6 +42,38 @@ import Testing
         await client.stop()
     }
 
+    /// A save hands the records as saved to the projection instead of having them read
+    /// back out of the document: the rows must be exactly what reading the document
+    /// gives, for new and existing records, removed fields, nulls and a record written
+    /// twice in one batch (a full reconcile then finds nothing to write).
+    @Test func aBatchSaveIndexesExactlyWhatTheDocumentHolds() async throws {
+        let client = await offlineClient(try DocumentStore(storage: .inMemory()))
+        let records = try await client.registerModels([Self.tasks])
+        try await client.create("inbox", localOnly: true)
+        try await records.saveBatch("tasks", [
+            RecordWrite(id: "a", values: ["title": "first", "priority": 3]),
+            RecordWrite(id: "b", values: ["title": "second", "slug": "s-b"]),
+        ], in: "inbox", client: client)
+        try await records.saveBatch("tasks", [
+            RecordWrite(id: "a", values: ["priority": 4], removing: ["title"]),
+            RecordWrite(id: "b", values: ["title": .null]),
+            RecordWrite(id: "c", values: ["title": "third"]),
+            RecordWrite(id: "c", values: ["done": true]),
+            RecordWrite(values: ["title": "auto"]),
+        ], in: "inbox", client: client)
+        #expect(try records.count("tasks") == 4)
+        #expect(try records.find("tasks", id: "a")?["title"] == nil)
+        #expect(try records.find("tasks", id: "a")?["priority"] == 4)
+        #expect(try records.find("tasks", id: "b")?["title"] == nil)
+        #expect(try records.find("tasks", id: "b")?["slug"] == "s-b")
+        #expect(try records.find("tasks", id: "c")?["title"] == "third")
+        #expect(try records.find("tasks", id: "c")?["done"] == true)
+        let projected = records.index.counters.projectedRecords
+        try await client.withDocument("inbox") { doc in try records.index.projectAll("inbox", doc: doc) }
+        #expect(records.index.counters.projectedRecords == projected)
+        await client.stop()
+    }
+
     @Test func uniqueFieldsAreCheckedAcrossDocumentsAndBatchesAreAllOrNothing() async throws {
         let client = await offlineClient(try DocumentStore(storage: .inMemory()))
         let records = try await client.registerModels([Self.tasks])

@@ -347,6 +347,36 @@ import Testing
         #expect(index.failure(of: "inbox") == nil)
     }
 
+    /// The writer puts what it finds queued into one SQLite transaction, each projection
+    /// in a savepoint: one that fails is rolled back alone, and the others written with
+    /// it still go in and advance their documents' positions.
+    @Test func aFailingProjectionAmongSeveralQueuedLeavesTheOthersWritten() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/index.sqlite"
+        let index = try RecordIndex(path: path)
+        try index.register([Self.notes, Self.tagged])
+        let broken = Doc(clientID: 3)
+        let brokenTracker = try RecordChangeTracker(doc: broken, models: [Self.notes])
+        let healthy = Doc(clientID: 4)
+        let healthyTracker = try RecordChangeTracker(doc: healthy, models: [Self.tagged])
+        // Another connection takes the notes table away: projections of notes fail.
+        try SQLiteConnection(path: path).execute("DROP TABLE \"r_notes\"")
+        for n in 0..<3 {
+            try RecordLayout.write(["text": .string("n\(n)")], id: "n\(n)", model: Self.notes, in: broken)
+            index.enqueue("broken", doc: broken, changes: brokenTracker.take(), models: ["notes": Self.notes], sequence: UInt64(n + 1))
+            try RecordLayout.write(
+                ["title": .string("t\(n)"), "tags": .stringSet(["m\(n)"])], id: "t\(n)", model: Self.tagged, in: healthy)
+            index.enqueue("healthy", doc: healthy, changes: healthyTracker.take(), models: ["tagged": Self.tagged], sequence: UInt64(n + 1))
+        }
+        #expect(try index.count("tagged", documents: ["healthy"]) == 3)
+        #expect(try index.count("tagged", filter: ["tags": ["$contains": "m2"]]) == 1)
+        #expect(index.counters.projectedRecords == 3)
+        #expect(index.failure(of: "broken") != nil)
+        #expect(index.failure(of: "healthy") == nil)
+        #expect(try index.needsProjection("broken", stateVector: broken.encodeStateVector(), sequence: 3))
+        #expect(try !index.needsProjection("healthy", stateVector: healthy.encodeStateVector(), sequence: 3))
+    }
+
     @Test func aChangeQueuedBeforeASchemaChangeLeavesTheDocumentToProjectAgain() throws {
         let index = try RecordIndex(path: ":memory:")
         try index.register([Self.notes])

@@ -48,8 +48,15 @@ extension ClientRecords {
                 // at the edge; the shared writer takes them as arguments.
                 var random = SystemRandomNumberGenerator()
                 let milliseconds = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
+                // The projector indexes the records as saved instead of reading them
+                // back out of the document after the transaction (isolated to the client,
+                // as this closure is). Forgotten however the write ends.
+                let projector = projector(of: document)
+                defer { projector?.forgetSaved() }
                 return try RecordBatchWrite(schema: schema, index: index, document: document)
-                    .write(writes, to: doc, milliseconds: milliseconds, random: &random)
+                    .write(writes, to: doc, milliseconds: milliseconds, random: &random) { saved in
+                        projector?.expectSaved(saved, of: schema)
+                    }
                     .map { IndexedRecord(document: document, record: $0) }
             }
         } catch let error as AccordError {

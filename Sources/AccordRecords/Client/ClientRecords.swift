@@ -75,6 +75,9 @@ public final class ClientRecords: DocumentObserver, @unchecked Sendable {
         }
     }
 
+    /// The projector of an open document (isolated to the client).
+    func projector(of id: DocumentID) -> DocumentProjector? { projectors[id] }
+
     /// The durable changes of an open document's projector (isolated to the client).
     func projectorChanges(_ id: DocumentID, through sequence: UInt64) -> [String: Set<String>]? {
         guard let changes = projectors[id]?.takeDurable(through: sequence), !changes.isEmpty else { return nil }

@@ -23,6 +23,11 @@ final class DocumentProjector {
     /// Changed records not yet announced, by the log position of their transaction:
     /// subscribers hear of them once the store made that position durable.
     private var undelivered: [(sequence: UInt64, changes: [String: Set<String>])] = []
+    /// The records a save is about to write, as they will read once written, and the
+    /// schema they were checked with: the next transaction's projection takes these
+    /// instead of reading them out of the `Doc` again (which cost about as much as
+    /// writing them). Set just before the save's transaction, cleared right after it.
+    private var saved: (schema: ModelSchema, records: [String: RecordData])?
 
     init(id: DocumentID, doc: Doc, index: RecordIndex, store: DocumentStore) throws(AccordError) {
         self.id = id
@@ -80,13 +85,30 @@ final class DocumentProjector {
         }
     }
 
+    /// Announces the records the next transaction writes, as they will read once
+    /// written (see ``saved``). Later entries for one id win, as in the write.
+    func expectSaved(_ records: [RecordData], of schema: ModelSchema) {
+        var byID: [String: RecordData] = .init(minimumCapacity: records.count)
+        for record in records { byID[record.id] = record }
+        saved = (schema, byID)
+    }
+
+    /// Forgets the records announced with ``expectSaved(_:of:)`` (their transaction ended).
+    func forgetSaved() {
+        saved = nil
+    }
+
     private func projectChanges() {
         sequence += 1
         let (changes, created) = tracker.takeChanges()
+        let known = saved
+        saved = nil
         guard !changes.isEmpty else { return }
         undelivered.append((sequence, changes))
         // Read here, on the document's owner; the index writes them off this path.
-        index.enqueue(id, doc: doc, changes: changes, created: created, models: tracked, sequence: sequence)
+        index.enqueue(
+            id, doc: doc, changes: changes, created: created, models: tracked, sequence: sequence,
+            known: known.map { (model: $0.schema, records: $0.records) })
     }
 
     /// The changed records of every transaction the store made durable through

@@ -36,11 +36,15 @@ package struct RecordBatchWrite {
     /// - Parameters:
     ///   - milliseconds: the time for ULIDs (since 1970), passed in rather than read here.
     ///   - random: the randomness for ULIDs.
+    ///   - willWrite: called with the records as saved once every check passed, just
+    ///     before the transaction (the client hands them to the document's projector,
+    ///     which then indexes them without reading them back out of `doc`).
     /// - Throws: `INVALID_ARGUMENT` naming the field (and `details["batchIndex"]`, the
     ///   record's position in `writes`), `UNIQUE_VIOLATION` naming the constraint and the
     ///   record that holds it.
     package func write<R: RandomNumberGenerator>(
-        _ writes: [RecordWrite], to doc: Doc, milliseconds: UInt64, random: inout R
+        _ writes: [RecordWrite], to doc: Doc, milliseconds: UInt64, random: inout R,
+        willWrite: ([RecordData]) -> Void = { _ in }
     ) throws(AccordError) -> [RecordData] {
         var prepared: [Prepared] = []
         prepared.reserveCapacity(writes.count)
@@ -60,6 +64,8 @@ package struct RecordBatchWrite {
             }
         }
         try UniquenessCheck(schema: schema, index: index).check(prepared.map { ($0.id, $0.values) }, in: document, doc: doc)
+        let saved = prepared.map { RecordData(id: $0.id, values: $0.saved) }
+        willWrite(saved)
         do {
             try doc.transact {
                 for record in prepared {
@@ -71,7 +77,7 @@ package struct RecordBatchWrite {
         } catch {
             throw AccordError(.invalidArgument, "writing records failed: \(error)")
         }
-        return prepared.map { RecordData(id: $0.id, values: $0.saved) }
+        return saved
     }
 
     /// One record ready to write: its id resolved, its values with defaults filled when

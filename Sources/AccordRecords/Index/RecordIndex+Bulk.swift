@@ -35,10 +35,10 @@ extension RecordIndex {
             }
             var fresh = false
             if created {
-                try connection.cachedStatement(modelTables.insertNewRows(chunk.count)).run(values)
+                try connection.cachedStatement(modelTables.insertNewRows(chunk.count)).runBorrowingTexts(values)
                 fresh = connection.changes == chunk.count
             }
-            if !fresh { try connection.cachedStatement(modelTables.upsertRows(chunk.count)).run(values) }
+            if !fresh { try connection.cachedStatement(modelTables.upsertRows(chunk.count)).runBorrowingTexts(values) }
             for members in modelTables.memberWrites {
                 if !fresh {
                     try connection.cachedStatement(modelTables.clearMembers(of: chunk.count, in: members.table))
@@ -53,13 +53,14 @@ extension RecordIndex {
                         added.append(.text(record.id))
                         added.append(.text(member))
                         if added.count == Self.rowsPerStatement * 3 {
-                            try connection.cachedStatement(modelTables.addMembers(Self.rowsPerStatement, to: members.table)).run(added)
+                            try connection.cachedStatement(modelTables.addMembers(Self.rowsPerStatement, to: members.table))
+                                .runBorrowingTexts(added)
                             added.removeAll(keepingCapacity: true)
                         }
                     }
                 }
                 if !added.isEmpty {
-                    try connection.cachedStatement(modelTables.addMembers(added.count / 3, to: members.table)).run(added)
+                    try connection.cachedStatement(modelTables.addMembers(added.count / 3, to: members.table)).runBorrowingTexts(added)
                 }
             }
         }

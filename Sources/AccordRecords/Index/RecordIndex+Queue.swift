@@ -11,9 +11,12 @@ extension RecordIndex {
     /// `created` names the records of `changes` (a subset) that the transaction
     /// created: their rows are inserted without first clearing string-set members they
     /// cannot have (checked when written: see ``insertMany(_:into:document:created:)``).
+    /// `known`: records of one model as the transaction left them, written by a save
+    /// that worked them out (checked with that schema); they are taken as they are
+    /// instead of read out of `doc`, when the model is still read with that schema.
     public func enqueue(
         _ document: DocumentID, doc: Doc, changes: [String: Set<String>], created: [String: Set<String>] = [:],
-        models: [String: ModelSchema], sequence: UInt64
+        models: [String: ModelSchema], sequence: UInt64, known: (model: ModelSchema, records: [String: RecordData])? = nil
     ) {
         var rows: [PendingProjection.Row] = []
         var malformed = 0
@@ -23,10 +26,11 @@ extension RecordIndex {
             let createdIDs = created[model] ?? []
             // The ids created are among those changed: when as many, all were (a batch of new records).
             let allCreated = createdIDs.count == ids.count
+            let saved = known.flatMap { $0.model == schema ? $0.records : nil } ?? [:]
             for id in ids {
                 let record: RecordData?
                 do {
-                    record = try RecordLayout.record(id, of: schema, in: doc)
+                    record = try saved[id] ?? RecordLayout.record(id, of: schema, in: doc)
                 } catch {
                     malformed += 1
                     record = nil
@@ -54,54 +58,79 @@ extension RecordIndex {
         locked { failures[document] = nil }
     }
 
-    /// Writes every queued projection, oldest first, one SQLite transaction each (under
-    /// the lock). A projection that fails is recorded for its document and the others
-    /// still go in: the document's stored position is then not advanced, so its next
-    /// open projects it again.
+    /// Writes every queued projection, oldest first, all in one SQLite transaction
+    /// (under the lock), each inside a savepoint of its own. One commit for all of them
+    /// because when the writer falls behind a stream of saves it finds many waiting, and
+    /// a commit per projection wrote the same hot index pages to the WAL again and again.
+    /// A projection that fails is rolled back to its savepoint and recorded for its
+    /// document, and the others still go in: the document's stored position is then not
+    /// advanced, so its next open projects it again.
     func writeQueued() {
-        for projection in queue.takeAll() {
-            do throws(AccordError) {
-                try transaction { () throws(AccordError) in
-                    // Rows come grouped by model; each model's records go in many per statement,
-                    // the ones their transaction created apart from the others.
-                    var written: [RecordData] = []
-                    var createdWritten: [RecordData] = []
-                    var writtenTables: ModelTables?
-                    func flush() throws(AccordError) {
-                        if let modelTables = writtenTables {
-                            if !written.isEmpty {
-                                try insertMany(written, into: modelTables, document: projection.document)
-                            }
-                            if !createdWritten.isEmpty {
-                                try insertMany(createdWritten, into: modelTables, document: projection.document, created: true)
-                            }
+        let projections = queue.takeAll()
+        guard !projections.isEmpty else { return }
+        var written = Counters()
+        do throws(AccordError) {
+            try transaction { () throws(AccordError) in
+                for projection in projections {
+                    try connection.execute("SAVEPOINT projection")
+                    do throws(AccordError) {
+                        written.projectedRecords += try writeRows(of: projection)
+                        // After a failure the position stays behind, so the next open projects the document whole.
+                        if failures[projection.document] == nil {
+                            try storePosition(projection.document, projection.stateVector, projection.sequence)
                         }
-                        written.removeAll(keepingCapacity: true)
-                        createdWritten.removeAll(keepingCapacity: true)
-                    }
-                    for row in projection.rows {
-                        guard let modelTables = tables[row.schema.name], modelTables.schema == row.schema else { continue }
-                        if writtenTables?.schema.name != modelTables.schema.name {
-                            try flush()
-                            writtenTables = modelTables
-                        }
-                        if let record = row.record {
-                            if row.created { createdWritten.append(record) } else { written.append(record) }
-                        } else {
-                            try deleteRow(row.id, of: modelTables, document: projection.document)
-                        }
-                        tally.projectedRecords += 1
-                    }
-                    try flush()
-                    // After a failure the position stays behind, so the next open projects the document whole.
-                    if failures[projection.document] == nil {
-                        try storePosition(projection.document, projection.stateVector, projection.sequence)
+                        try connection.execute("RELEASE projection")
+                        written.malformedRecords += projection.malformed
+                    } catch {
+                        try connection.execute("ROLLBACK TO projection")
+                        try connection.execute("RELEASE projection")
+                        failures[projection.document] = error
                     }
                 }
-                tally.malformedRecords += projection.malformed
-            } catch {
-                failures[projection.document] = error
             }
+            tally.projectedRecords += written.projectedRecords
+            tally.malformedRecords += written.malformedRecords
+        } catch {
+            // The commit (or a savepoint statement) failed: nothing of these projections is in.
+            for projection in projections { failures[projection.document] = error }
         }
+    }
+
+    /// Writes the rows of one projection (under the lock, inside a transaction) and
+    /// returns how many records it wrote or removed. Rows come grouped by model; each
+    /// model's records go in many per statement, the ones their transaction created
+    /// apart from the others.
+    private func writeRows(of projection: PendingProjection) throws(AccordError) -> Int {
+        var projected = 0
+        var written: [RecordData] = []
+        var createdWritten: [RecordData] = []
+        var writtenTables: ModelTables?
+        func flush() throws(AccordError) {
+            if let modelTables = writtenTables {
+                if !written.isEmpty {
+                    try insertMany(written, into: modelTables, document: projection.document)
+                }
+                if !createdWritten.isEmpty {
+                    try insertMany(createdWritten, into: modelTables, document: projection.document, created: true)
+                }
+            }
+            written.removeAll(keepingCapacity: true)
+            createdWritten.removeAll(keepingCapacity: true)
+        }
+        for row in projection.rows {
+            guard let modelTables = tables[row.schema.name], modelTables.schema == row.schema else { continue }
+            if writtenTables?.schema.name != modelTables.schema.name {
+                try flush()
+                writtenTables = modelTables
+            }
+            if let record = row.record {
+                if row.created { createdWritten.append(record) } else { written.append(record) }
+            } else {
+                try deleteRow(row.id, of: modelTables, document: projection.document)
+            }
+            projected += 1
+        }
+        try flush()
+        return projected
     }
 }
