@@ -9,6 +9,7 @@ enum DashboardAssets {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>Accord dashboard</title>
 <link rel="stylesheet" href="/dashboard/app.css">
 <script src="/dashboard/app.js" defer></script>
@@ -58,6 +59,7 @@ enum DashboardAssets {
   }
 }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: var(--bg); color: var(--fg); }
 a { color: var(--accent); }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }

@@ -48,6 +48,8 @@ final class DashboardMonitor: @unchecked Sendable {
     /// Traffic counters at the last notice: a difference means something happened.
     private var lastActivity: [Int] = []
 
+    private var storeSubscription: StoreSubscription?
+
     private let lock = NSLock()
     private var recent: [DocumentID: SampleRing<RecentUpdate>] = [:]
     private var changed: Set<DocumentID> = []
@@ -57,8 +59,12 @@ final class DashboardMonitor: @unchecked Sendable {
         self.now = now
     }
 
-    func start() {
+    /// Starts sampling, and listens to `documents` so a title, deletion or compaction
+    /// reaches open pages as a `changed` notice like an edit does.
+    func start(observing documents: DocumentStore) {
+        let subscription = documents.observeChanges { [weak self] change in self?.documentChanged(change.id) }
         queue.sync {
+            storeSubscription = subscription
             previous = metrics.snapshot
             let timer = DispatchSource.makeTimerSource(queue: queue)
             let interval = Self.noticeIntervalMilliseconds
@@ -73,6 +79,8 @@ final class DashboardMonitor: @unchecked Sendable {
         queue.sync {
             timer?.cancel()
             timer = nil
+            storeSubscription?.cancel()
+            storeSubscription = nil
             for socket in subscribers.values { socket.close(code: 1001, reason: "server shutting down") }
             subscribers = [:]
         }
@@ -130,6 +138,10 @@ final class DashboardMonitor: @unchecked Sendable {
                 .append(RecentUpdate(time: time, bytes: bytes))
             changed.insert(document)
         }
+    }
+
+    private func documentChanged(_ document: DocumentID) {
+        lock.withLock { _ = changed.insert(document) }
     }
 
     /// The document's last updates since this server started, newest first.

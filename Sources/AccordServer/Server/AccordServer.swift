@@ -275,7 +275,7 @@ public final class AccordServer: Sendable {
             }
         }
         hub.start()
-        monitor.start()
+        monitor.start(observing: documents)
         do {
             server = try WebSocketServer(network)
         } catch {
