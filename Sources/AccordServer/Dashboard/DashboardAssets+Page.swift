@@ -73,7 +73,8 @@ a { color: var(--accent); }
 #live-state { margin-left: auto; font-size: 13px; }
 main { padding: 16px 20px 40px; max-width: 1400px; margin: 0 auto; }
 main:focus { outline: none; }
-h2 { font-size: 20px; margin: 8px 0 12px; }
+h2 { font-size: 20px; margin: 8px 0 12px; overflow-wrap: anywhere; }
+.panel, td, dd, figcaption { overflow-wrap: anywhere; }
 h3 { font-size: 16px; margin: 20px 0 8px; }
 button, select, input { font: inherit; color: inherit; }
 button { background: var(--accent); color: var(--accent-fg); border: 0; border-radius: 6px; padding: 6px 12px; cursor: pointer; }

@@ -230,8 +230,9 @@ extension DashboardAssets {
               await this.act('Delete', () => call('DELETE', 'document'));
               location.hash = '#/documents';
             } } }, 'Delete permanently'),
-            el('button', { type: 'button', class: 'secondary', on: { click: () => clear(this.confirm) } }, 'Cancel'))));
-        this.confirm.querySelector('#confirm-delete').focus();
+            el('button', { type: 'button', class: 'secondary', id: 'cancel-delete', on: { click: () => clear(this.confirm) } }, 'Cancel'))));
+        // Focus on the harmless choice: Enter right after opening must not delete.
+        this.confirm.querySelector('#cancel-delete').focus();
       },
       onChanged(message) { if (message.activity || message.documents.includes(id)) this.refresh(); },
     };

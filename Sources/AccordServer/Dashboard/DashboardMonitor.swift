@@ -26,6 +26,7 @@ final class DashboardMonitor: @unchecked Sendable {
     static let livePath = "/v1/admin/dashboard/live"
     static let historyCapacity = 900
     static let ticketLifetimeMilliseconds: UInt64 = 30_000
+    static let maxOutstandingTickets = 1000
     static let noticeIntervalMilliseconds = 250
     static let recentUpdatesPerDocument = 20
     static let unauthenticatedCloseCode: UInt16 = 4401
@@ -165,6 +166,10 @@ final class DashboardMonitor: @unchecked Sendable {
         queue.sync {
             let now = now()
             tickets = tickets.filter { $0.value.expires > now }
+            // Bounded even if a script asks for tickets in a loop: the oldest goes first.
+            if tickets.count >= Self.maxOutstandingTickets, let oldest = tickets.min(by: { $0.value.expires < $1.value.expires }) {
+                tickets[oldest.key] = nil
+            }
             tickets[ticket] = (user, now + Self.ticketLifetimeMilliseconds)
         }
         return (ticket, Self.ticketLifetimeMilliseconds)
