@@ -3,18 +3,18 @@
 
 Starts `accord serve --dev` (the binary given), connects --clients y-websocket clients
 over --documents documents (the `accord-bench server` many_documents shape: every client
-appends to its document's text once a second), then runs three phases of --seconds
-each: without a dashboard, with one (an emulated page: the live WebSocket via a ticket,
-and the documents table fetched on every `changed` notice, one request at a time, as
-the page does), and without again. It reads the server's CPU time from
-/proc/<pid>/stat around each phase and prints one JSON line:
+appends to its document's text once a second), then runs phases of --seconds
+each, --rounds times: without a dashboard, then with one (an emulated page: the live
+WebSocket via a ticket, and the documents table fetched on every `changed` notice, one
+request at a time, as the page does), and a last phase without. It reads the server's
+CPU time from /proc/<pid>/stat around each phase and prints one JSON line:
 
-  {"clients", "documents", "cpu_percent": {"before", "with_dashboard", "after"},
+  {"clients", "documents", "cpu_percent": {"without": [...], "with_dashboard": [...]},
    "dashboard_cpu_percent", "table_ms": {"count", "p50", "p99", "max"},
    "notices", "samples", "loadavg"}
 
-`dashboard_cpu_percent` is the with-dashboard phase less the mean of the other two:
-the machine's other load moves it, so report it with `loadavg`.
+`dashboard_cpu_percent` is the mean of the with-dashboard phases less the mean of the
+others: the machine's other load moves it, so report it with `loadavg`.
 
   python scripts/dashboard_load_check.py --accord .build/release/accord
 """
@@ -93,7 +93,8 @@ def main() -> None:
     parser.add_argument("--accord", required=True)
     parser.add_argument("--clients", type=int, default=1000)
     parser.add_argument("--documents", type=int, default=100)
-    parser.add_argument("--seconds", type=int, default=15)
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 
     data = tempfile.mkdtemp(prefix="accord-dashboard-load-")
@@ -143,23 +144,32 @@ def main() -> None:
                 dashboard.join(5)
             return 100 * (cpu_seconds(server.pid) - before) / (time.monotonic() - start)
 
-        without = phase(None)
-        dashboard = Dashboard(base, token)
-        with_dashboard = phase(dashboard)
-        after = phase(None)
+        # Alternating phases, so the machine's other load (builds, other sessions)
+        # falls on both sides alike; the difference of the means is the estimate.
+        without: list[float] = []
+        with_dashboard: list[float] = []
+        dashboards: list[Dashboard] = []
+        for _ in range(args.rounds):
+            without.append(phase(None))
+            dashboards.append(Dashboard(base, token))
+            with_dashboard.append(phase(dashboards[-1]))
+        without.append(phase(None))
         stop.set()
         editor.join(5)
-        latencies = sorted(dashboard.latencies)
+        latencies = sorted(x for d in dashboards for x in d.latencies)
 
         def pick(q: float) -> float | None:
             return round(latencies[min(len(latencies) - 1, int(q * len(latencies)))], 1) if latencies else None
 
+        def mean(values: list[float]) -> float:
+            return sum(values) / len(values)
+
         print(json.dumps({
-            "clients": args.clients, "documents": args.documents, "seconds_per_phase": args.seconds,
-            "cpu_percent": {"before": round(without, 1), "with_dashboard": round(with_dashboard, 1), "after": round(after, 1)},
-            "dashboard_cpu_percent": round(with_dashboard - (without + after) / 2, 1),
+            "clients": args.clients, "documents": args.documents, "seconds_per_phase": args.seconds, "rounds": args.rounds,
+            "cpu_percent": {"without": [round(x, 1) for x in without], "with_dashboard": [round(x, 1) for x in with_dashboard]},
+            "dashboard_cpu_percent": round(mean(with_dashboard) - mean(without), 1),
             "table_ms": {"count": len(latencies), "p50": pick(0.5), "p99": pick(0.99), "max": round(latencies[-1], 1) if latencies else None},
-            "notices": dashboard.notices, "samples": dashboard.samples, "loadavg": os.getloadavg(),
+            "notices": sum(d.notices for d in dashboards), "samples": sum(d.samples for d in dashboards), "loadavg": os.getloadavg(),
         }))
     finally:
         server.terminate()
