@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -174,6 +175,7 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(30)
+        shutil.rmtree(data, ignore_errors=True)
 
 
 if __name__ == "__main__":
