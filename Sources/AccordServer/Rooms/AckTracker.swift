@@ -11,6 +11,8 @@ struct AckTracker {
     private var head = 0
 
     var isEmpty: Bool { head == entries.count }
+    /// Appends not yet durable (each holds back its client's ack).
+    var pendingCount: Int { entries.count - head }
 
     mutating func record(storeSequence: UInt64, ack: PendingAck?, now: UInt64) {
         entries.append(Entry(storeSequence: storeSequence, ack: ack, appendedAt: now))

@@ -28,7 +28,7 @@ public final class Room {
     private var members: [ConnectionID: Member] = [:]
     /// Join order, so fan-out order is deterministic.
     private var order: [ConnectionID] = []
-    private var acks = AckTracker()
+    private(set) var acks = AckTracker()
     /// The update of the transaction being applied, as `Doc.onUpdate` reported it.
     private var integrated: [UInt8]?
     /// The whole document as one update, our answer to a step 1 from a client that has

@@ -109,6 +109,7 @@ public final class AccordServer: Sendable {
     public let notifications: NotificationOutbox
     private let webhook: WebhookDelivery?
     private let hub: SyncHub
+    private let monitor: DashboardMonitor
     private let server: WebSocketServer
 
     /// Starts serving `documents` (whose storage also holds the access rows).
@@ -212,6 +213,29 @@ public final class AccordServer: Sendable {
             directory: directory, authenticate: authenticate, directoryChanged: { hub.directoryChanged($0) },
             accessChanged: { hub.accessChanged($0) }
         ).register(in: &routes)
+        let monitor = DashboardMonitor(metrics: metrics, now: configuration.now)
+        let people = DashboardPeople(now: configuration.now)
+        hub.updateAppended = { id, bytes, time in monitor.updateAppended(id, bytes: bytes, time: time) }
+        hub.userDisconnected = { user, documents, time in people.disconnected(user, documents: documents, at: time) }
+        // The export route answers for the dashboard once the dashboard has checked its caller.
+        let dashboardExport = AdminAPI(
+            directory: directory, schemas: schemas, hub: hub, admins: ["dashboard"], authenticate: { _ in "dashboard" })
+        DashboardPages.register(in: &routes)
+        DashboardAPI(
+            directory: directory, hub: hub, monitor: monitor, people: people, documentsAPI: documentsAPI,
+            blobStore: blobs.store,
+            export: { id in
+                dashboardExport.respond(to: HTTPRequest(method: .get, path: AdminAPI.prefix + "/" + id.rawValue + "/export"))
+            },
+            authenticateAdmin: { [admins = configuration.adminUsers] request throws(AccordError) in
+                let claims = try tokens.authenticate(request)
+                guard claims.isAdmin || admins.contains(claims.subject) else {
+                    throw AccordError(.permissionDenied, "the dashboard is for the server's admins",
+                                      details: ["required": "admin"])
+                }
+                return claims.subject
+            }
+        ).register(in: &routes)
 
         var network = WebSocketServer.Configuration(
             host: configuration.host, port: configuration.port, routes: routes,
@@ -226,8 +250,9 @@ public final class AccordServer: Sendable {
             maxQueuedBytes: configuration.maxQueuedBytes, slowConsumerCloseCode: SyncCloseCode.slowConsumer,
             shouldUpgrade: { request in
                 request.path == SyncEndpoint.multiplexedPath || SyncEndpoint.isDocumentPath(request.path)
+                    || request.path == DashboardMonitor.livePath
             },
-            onEvent: { hub.handle($0) })
+            onEvent: { event in DashboardMonitor.owns(event) ? monitor.handle(event) : hub.handle(event) })
         // Partial messages are held by the network thread, so it keeps the per-user
         // budget; the group of a connection is its user, from the same verifier the hub
         // uses (once per connection). Unauthenticated connections are in no group: they
@@ -250,9 +275,11 @@ public final class AccordServer: Sendable {
             }
         }
         hub.start()
+        monitor.start(observing: documents)
         do {
             server = try WebSocketServer(network)
         } catch {
+            monitor.stop()
             try? hub.stop()
             collector.stop()
             if let webhook { Task { await webhook.stop() } }
@@ -269,6 +296,7 @@ public final class AccordServer: Sendable {
         self.directory = directory
         self.blobs = blobs
         self.collector = collector
+        self.monitor = monitor
     }
 
     /// Closes every connection (code 1001), makes everything received durable and
@@ -284,6 +312,7 @@ public final class AccordServer: Sendable {
                 done.resume(returning: Result { () throws(AccordError) in try hub.stop() })
             }
         }
+        monitor.stop()
         // The hub asked every connection to close with 1001: let those frames go out.
         await server.stop(gracePeriod: .seconds(2))
         collector.stop()

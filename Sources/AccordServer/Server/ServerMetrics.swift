@@ -23,7 +23,7 @@ public final class ServerMetrics: @unchecked Sendable {
     private var notifications: (@Sendable () -> NotificationOutbox.Statistics)?
 
     /// Upper bounds (milliseconds) of the persist-latency histogram buckets.
-    static let persistBounds: [UInt64] = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000]
+    public static let persistBounds: [UInt64] = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000]
 
     public init() {}
 
@@ -74,6 +74,9 @@ public final class ServerMetrics: @unchecked Sendable {
         public var slowConsumerCloses: Int
         /// Refusals by cap (absent: none yet).
         public var limitRefusals: [ServerLimit: Int] = [:]
+        /// Persist latencies counted per bucket of ``ServerMetrics/persistBounds`` (not
+        /// cumulative); those over the last bound are `persistCount` less their sum.
+        public var persistBuckets: [Int] = []
     }
 
     public var snapshot: Snapshot {
@@ -84,7 +87,8 @@ public final class ServerMetrics: @unchecked Sendable {
             connections: connections, rooms: rooms, messagesIn: messagesIn, messagesOut: messagesOut,
             bytesIn: bytesIn, bytesOut: bytesOut, errors: errors, persistCount: persistCount,
             queuedBytes: queues?.queuedBytes ?? 0, peakConnectionQueuedBytes: queues?.peakConnectionBytes ?? 0,
-            slowConsumerCloses: queues?.slowConsumerCloses ?? 0, limitRefusals: limitRefusals)
+            slowConsumerCloses: queues?.slowConsumerCloses ?? 0, limitRefusals: limitRefusals,
+            persistBuckets: persistBuckets)
     }
 
     /// Read outside `lock`: the source takes the network layer's own lock.

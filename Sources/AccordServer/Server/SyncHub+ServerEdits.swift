@@ -39,6 +39,7 @@ extension SyncHub {
             let sequence = try documents.append(edit.update, to: room.id, isLocal: false)
             try documents.flush()
             room.persisted(storeSequence: sequence, ack: nil, now: options.now())
+            updateAppended?(room.id, edit.update.count, options.now())
         } catch {
             // The room's copy already holds the edit; members still get it, so they
             // agree with the server, and the next flush retries the buffered update.

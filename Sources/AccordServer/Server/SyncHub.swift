@@ -54,6 +54,12 @@ final class SyncHub: @unchecked Sendable {
     private var storeSubscription: StoreSubscription?
     private var timer: (any DispatchSourceTimer)?
     var isStopped = false
+    /// Told of every update appended to a room's document (document, bytes, time), on
+    /// the queue; set before ``start()``. The dashboard's recent-updates list.
+    var updateAppended: (@Sendable (DocumentID, Int, UInt64) -> Void)?
+    /// Told when a signed-in connection closes (user, documents it had joined, time),
+    /// on the queue; set before ``start()``. The dashboard's people seen recently.
+    var userDisconnected: (@Sendable (String, Set<DocumentID>, UInt64) -> Void)?
 
     var documents: DocumentStore { directory.documents }
 
@@ -229,6 +235,9 @@ final class SyncHub: @unchecked Sendable {
     }
 
     private func closed(_ id: ConnectionID) {
+        if let session = connections[id]?.session, let user = session.user {
+            userDisconnected?(user, session.documents, options.now())
+        }
         if let user = connections[id]?.session.user {
             let remaining = connectionsPerUser[user, default: 1] - 1
             connectionsPerUser[user] = remaining > 0 ? remaining : nil
@@ -387,6 +396,7 @@ final class SyncHub: @unchecked Sendable {
                 do throws(AccordError) {
                     let sequence = try documents.append(update, to: room.id, isLocal: false)
                     room.persisted(storeSequence: sequence, ack: ack, now: options.now())
+                    updateAppended?(room.id, update.count, options.now())
                 } catch {
                     perform([.error(from, error)], in: room)
                 }
