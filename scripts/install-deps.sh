@@ -14,7 +14,7 @@ VENV="$ROOT/.venv"
 REQ="$ROOT/scripts/requirements.txt"
 STAMP="$VENV/.requirements.sha"
 # openssl: the CLI the TLS tests make their throwaway certificates with.
-APT_PACKAGES=(python3-venv pkg-config libsqlite3-dev libsodium-dev libwebsockets-dev zlib1g-dev libpq-dev postgresql openssl)
+APT_PACKAGES=(python3-venv pkg-config libsqlite3-dev libsodium-dev libwebsockets-dev zlib1g-dev libpq-dev libssl-dev postgresql openssl)
 
 die() { echo "install-deps: error: $*" >&2; exit 1; }
 say() { echo "install-deps: $*" >&2; }
