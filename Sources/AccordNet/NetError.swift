@@ -31,10 +31,15 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
         /// version or cipher, a bad record); the connection was closed. Reported through
         /// `ServerTLS.onFailure` with OpenSSL's reason.
         public static let tlsHandshakeFailed = Code(rawValue: "NET_TLS_HANDSHAKE_FAILED")
+        /// A client refused the server's certificate: it does not chain to a trusted
+        /// authority, names another host, or has expired (OpenSSL's reason in the
+        /// message; see `CertificateRefusal`). Distinct from `connectFailed` so callers can tell a
+        /// misconfigured server or an interception from a network failure.
+        public static let tlsCertificateInvalid = Code(rawValue: "NET_TLS_CERTIFICATE_INVALID")
         /// Every code, for the golden test.
         public static let all: [Code] = [
             .listenFailed, .invalidURL, .connectFailed, .requestFailed, .timedOut, .cancelled, .responseTooLarge,
-            .tlsConfiguration, .tlsHandshakeFailed,
+            .tlsConfiguration, .tlsHandshakeFailed, .tlsCertificateInvalid,
         ]
     }
 

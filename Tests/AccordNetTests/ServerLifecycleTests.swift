@@ -83,6 +83,7 @@ struct ServerLifecycleTests {
             NetError.Code.all.map(\.rawValue) == [
                 "NET_LISTEN_FAILED", "NET_INVALID_URL", "NET_CONNECT_FAILED", "NET_REQUEST_FAILED", "NET_TIMEOUT",
                 "NET_CANCELLED", "NET_RESPONSE_TOO_LARGE", "NET_TLS_CONFIGURATION", "NET_TLS_HANDSHAKE_FAILED",
+                "NET_TLS_CERTIFICATE_INVALID",
             ])
     }
 
