@@ -21,8 +21,9 @@ import Darwin
 /// write's ciphertext. Service thread only.
 final class TLSSession {
     private let ssl: OpaquePointer
-    private let input: OpaquePointer
-    private let output: OpaquePointer
+    /// The memory BIOs; replaced by fresh ones after a large burst (see `shrink`).
+    private var input: OpaquePointer
+    private var output: OpaquePointer
     /// Ciphertext the socket has not taken yet, from `offset` on.
     private var pending: [UInt8] = []
     private var offset = 0
@@ -34,6 +35,10 @@ final class TLSSession {
 
     /// TLS records carry at most 16 KiB of plaintext; larger writes are split.
     static let recordSize = 16 * 1024
+    /// A memory BIO keeps the largest size it ever held (OpenSSL's BUF_MEM never shrinks):
+    /// one that took more than this at once is replaced by a fresh one once empty, so a
+    /// connection that once carried a large message does not keep 16-64 KiB per BIO idle.
+    static let bioKeepLimit = 4 * 1024
 
     enum Received {
         /// Plaintext (possibly none) was handed on; the handler's result.
@@ -105,6 +110,10 @@ final class TLSSession {
             default: outcome = .failed(NetError(.tlsHandshakeFailed, OpenSSLError.drain(fallback: "a TLS record was refused")))
             }
             break
+        }
+        if bytes.count > Self.bioKeepLimit, accord_bio_pending(input) == 0, let fresh = BIO_new(BIO_s_mem()) {
+            SSL_set0_rbio(ssl, fresh)  // frees the grown one
+            input = fresh
         }
         // Handshake flights, session tickets, alerts: whatever OpenSSL wrote.
         takeOutput()
@@ -217,6 +226,10 @@ final class TLSSession {
             BIO_read(output, bytes.baseAddress! + start, Int32(available))
         }
         pending.removeLast(available - max(0, Int(read)))
+        if available > Self.bioKeepLimit, accord_bio_pending(output) == 0, let fresh = BIO_new(BIO_s_mem()) {
+            SSL_set0_wbio(ssl, fresh)  // frees the grown one
+            output = fresh
+        }
     }
 }
 
