@@ -16,6 +16,8 @@ struct ServerTLSTests {
         var routes = HTTPRoutes()
         routes.add(.get, "/hello") { _ in HTTPResponse(status: 200, text: "hello over tls\n") }
         routes.add(.post, "/echo") { request in HTTPResponse(status: 200, contentType: "application/octet-stream", body: request.body) }
+        // A streamed body (256 KiB slices through TLS), as blob downloads are served.
+        routes.add(.get, "/stream") { _ in HTTPResponse(status: 200, bodyStream: PatternStream(length: 1_000_000)) }
         var configuration = WebSocketServer.Configuration(
             port: 0, routes: routes, headerTimeoutSeconds: headerTimeoutSeconds,
             onEvent: { event in
@@ -54,6 +56,8 @@ struct ServerTLSTests {
             let echoed = try await http.send(
                 HTTPClientRequest(.post, "https://localhost:\(server.port)/echo", body: body), timeout: .seconds(10))
             #expect(echoed.status == 200 && echoed.body == body)
+        let streamed = try await http.send(HTTPClientRequest(.get, "https://localhost:\(server.port)/stream"), timeout: .seconds(20))
+        #expect(streamed.status == 200 && streamed.body == pattern(1_000_000, seed: 3))
             client.client.close()
             #expect(try await client.closed().code == 1000)
             #expect(failures.all.isEmpty, "\(failures.all)")
@@ -230,5 +234,25 @@ struct ServerTLSTests {
                 #expect(!error.message.isEmpty)
             }
         }
+    }
+}
+
+/// `pattern(length, seed: 3)`, produced a slice at a time as `HTTPFront` asks for it.
+private final class PatternStream: HTTPBodyStream, @unchecked Sendable {
+    // Invariant behind @unchecked Sendable: read only on the server's service thread, one response at a time.
+    let length: Int
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    init(length: Int) {
+        self.length = length
+        bytes = pattern(length, seed: 3)
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let count = min(buffer.count, length - offset)
+        bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)])) }
+        offset += count
+        return count
     }
 }
