@@ -216,6 +216,57 @@ struct ServerTLSTests {
         }
     }
 
+    /// The outbound cap holds over TLS: a peer that finishes its handshake and upgrade
+    /// and then never reads (Python's ssl module, a 4 KiB receive buffer) is closed as a
+    /// slow consumer, and no more than the cap was ever queued for it.
+    @Test func aTLSPeerThatNeverReadsIsClosedOnceItsQueuePassesTheCap() async throws {
+        try await TLSClientTestLock.shared.withLock {
+            guard let python = ProcessInfo.processInfo.environment["ACCORD_PYTHON"], !python.isEmpty else {
+                throw NetError(.connectFailed, "ACCORD_PYTHON is not set: run `make test`")
+            }
+            let pki = try TestPKI()
+            let tls = try ServerTLS(certificateFile: pki.certificateFile, keyFile: pki.keyFile)
+            let log = EventLog<WebSocketServerEvent>()
+            let cap = 256 * 1024
+            var configuration = WebSocketServer.Configuration(
+                port: 0, maxQueuedBytes: cap,
+                onEvent: { event in
+                    log.append(event)
+                    // 4 MiB of answers, 16 times the cap, to a peer that reads none.
+                    if case .opened(let connection) = event { for _ in 0..<64 { connection.send(pattern(64 * 1024)) } }
+                })
+            configuration.tls = tls
+            let server = try WebSocketServer(configuration)
+            let script = """
+                import socket, ssl, sys, time
+                raw = socket.socket()
+                raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                raw.connect(("127.0.0.1", int(sys.argv[1])))
+                s = ssl.create_default_context(cafile=sys.argv[2]).wrap_socket(raw, server_hostname="localhost")
+                s.sendall(b"GET /stalled HTTP/1.1\\r\\nHost: localhost\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\n"
+                          b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\nSec-WebSocket-Version: 13\\r\\n\\r\\n")
+                time.sleep(20)
+                """
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: python)
+            process.arguments = ["-c", script, String(server.port), pki.caFile]
+            try process.run()
+            defer { process.terminate() }
+            let closed = try await log.wait("slow consumer closed", timeout: .seconds(20)) { events in
+                events.lazy.compactMap { event -> (UInt16, String)? in
+                    if case .closed(_, let code, let reason) = event { (code, reason) } else { nil }
+                }.first
+            }
+            #expect(closed.0 == 1008)
+            #expect(closed.1 == WebSocketServer.slowConsumerReason)
+            let outbound = server.outbound
+            #expect(outbound.slowConsumerCloses == 1)
+            #expect(outbound.peakConnectionBytes <= cap, "queued \(outbound.peakConnectionBytes) bytes")
+            #expect(outbound.queuedBytes == 0)
+            await server.stop()
+        }
+    }
+
     @Test func unusableFilesAreCodedErrors() throws {
         let pki = try TestPKI()
         let other = try TestPKI()
