@@ -57,6 +57,12 @@ let package = Package(
             name: "CWebSockets", pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"]), .brew(["libwebsockets"])]
         ),
+        // OpenSSL, for TLS in `accord serve`: the server runs its own TLS session per
+        // connection over the raw sockets lws hands it (clients use it through lws).
+        .systemLibrary(
+            name: "COpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
+        ),
         // SHA-256 block compression on the x86 SHA extensions, our own C (intrinsics need a
         // C compiler); AccordStore falls back to libsodium where the CPU lacks them.
         .target(name: "CAccordSHA"),
@@ -73,7 +79,7 @@ let package = Package(
         ),
         // WebSocket client and server plus HTTP routes on the same port, over libwebsockets.
         // Each context has its own service thread, never a Swift concurrency thread.
-        .target(name: "AccordNet", dependencies: ["CWebSockets"], swiftSettings: swiftSettings),
+        .target(name: "AccordNet", dependencies: ["CWebSockets", "COpenSSL"], swiftSettings: swiftSettings),
         // The sync server: rooms over the document store, auth, permissions, REST, limits.
         .target(
             name: "AccordServer", dependencies: ["AccordCRDT", "AccordStore", "AccordNet", "AccordRecords", "CSodium"],
@@ -160,7 +166,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Real sockets on 127.0.0.1, port 0.
-        .testTarget(name: "AccordNetTests", dependencies: ["AccordNet", "CWebSockets", "AccordTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "AccordNetTests", dependencies: ["AccordNet", "CWebSockets", "COpenSSL", "AccordTesting"], swiftSettings: swiftSettings),
         // AccordTesting's own tools, tested on real sockets: the fault proxy between AccordNet peers.
         .testTarget(
             name: "AccordTestingTests", dependencies: ["AccordTesting", "AccordNet", "AccordCRDT"],

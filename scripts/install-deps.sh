@@ -15,7 +15,8 @@ REQ="$ROOT/scripts/requirements.txt"
 STAMP="$VENV/.requirements.sha"
 # openssl: the CLI the TLS tests make their throwaway certificates with.
 # chromium, chromium-driver: the dashboard's browser tests (scripts/dashboard_browser_check.py).
-APT_PACKAGES=(python3-venv pkg-config libsqlite3-dev libsodium-dev libwebsockets-dev zlib1g-dev libpq-dev postgresql openssl chromium chromium-driver)
+# libssl-dev: OpenSSL for the server's TLS sessions (COpenSSL).
+APT_PACKAGES=(python3-venv pkg-config libsqlite3-dev libsodium-dev libwebsockets-dev zlib1g-dev libpq-dev libssl-dev postgresql openssl chromium chromium-driver)
 
 die() { echo "install-deps: error: $*" >&2; exit 1; }
 say() { echo "install-deps: $*" >&2; }

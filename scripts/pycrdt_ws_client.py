@@ -11,6 +11,9 @@ characters (every client's edits arrived), prints one JSON line
 the outer message types received outside y-protocols (0 sync, 1 awareness, 2 auth,
 3 query awareness), in order of first arrival: a stock client cannot parse them.
 
+For wss:// URLs, --cafile names a PEM file of the certificate authorities to trust
+instead of the system's (a test's throwaway CA); the certificate is always verified.
+
 Exits 1 with a message on stderr when --timeout seconds pass first, or the connection
 fails or closes. Exits 2 for bad arguments.
 
@@ -24,10 +27,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import ssl
 import sys
 from urllib.parse import urlsplit
 
 import anyio
+import httpx
 from httpx_ws import aconnect_ws
 from pycrdt import Doc, Provider, Text
 from pycrdt.websocket.websocket import HttpxWebsocket
@@ -75,8 +80,9 @@ async def run(args: argparse.Namespace) -> dict:
     text.observe(on_change)
     room = urlsplit(args.url).path
     foreign: list[int] = []
-    async with aconnect_ws(
-        http_url(args.url), max_message_size_bytes=64 * 1024 * 1024, keepalive_ping_interval_seconds=None
+    verify = ssl.create_default_context(cafile=args.cafile) if args.cafile else True
+    async with httpx.AsyncClient(verify=verify) as http, aconnect_ws(
+        http_url(args.url), http, max_message_size_bytes=64 * 1024 * 1024, keepalive_ping_interval_seconds=None
     ) as websocket:
         async with Provider(doc, RecordingWebsocket(websocket, room, foreign)) as provider:
             await provider.synced.wait()
@@ -128,6 +134,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--edits", type=int, default=5, help="strings to insert")
     parser.add_argument("--expect-length", type=int, required=True, help="text length to wait for")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds before giving up")
+    parser.add_argument("--cafile", help="PEM certificate authorities to trust for wss:// (default: the system's)")
     return parser.parse_args(argv)
 
 

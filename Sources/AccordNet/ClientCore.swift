@@ -41,7 +41,7 @@ final class ClientCore: LWSCallbackHandler {
             for command in mailbox.take() { session.apply(command) }
             return 0
         }
-        if ClientSession.connectionID(of: wsi) == session.id, let result = session.handle(wsi, reason, input, length) {
+        if ClientSession.connectionID(of: wsi) == session.id, let result = session.handle(wsi, reason, input, length, user: user) {
             return result
         }
         return lws_callback_http_dummy(wsi, reason, user, input, length)

@@ -23,6 +23,8 @@ final class ClientSession {
     private let onFinish: (ClientSession) -> Void
     private let peer: WebSocketPeer
     private var wsi: OpaquePointer?
+    /// OpenSSL's reason when the TLS handshake refused the server's certificate.
+    private var certificateRefusal: String?
     private var established = false
     private(set) var isFinished = false
 
@@ -98,9 +100,15 @@ final class ClientSession {
     /// One lws callback for this session's wsi. Returns nil for reasons a client
     /// connection does not handle (the owner answers those).
     func handle(
-        _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ length: Int
+        _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ length: Int,
+        user: UnsafeMutableRawPointer? = nil
     ) -> Int32? {
         switch reason {
+        case LWS_CALLBACK_OPENSSL_PERFORM_SERVER_CERT_VERIFICATION:
+            // 0 keeps OpenSSL's verdict; a refusal is remembered for the error.
+            certificateRefusal = CertificateRefusal.reason(context: user, preverified: length) ?? certificateRefusal
+            return 0
+
         case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
             // `input` is `unsigned char **p` into the request buffer, `length` the room left.
             guard let input else { return -1 }
@@ -176,7 +184,7 @@ final class ClientSession {
     }
 
     private func fail(_ message: String) {
-        handshake.finish(.failure(NetError(.connectFailed, message)))
+        handshake.finish(.failure(CertificateRefusal.failure(message, refusal: certificateRefusal)))
         finish((1006, message))
     }
 

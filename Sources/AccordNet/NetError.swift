@@ -24,12 +24,22 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
         public static let cancelled = Code(rawValue: "NET_CANCELLED")
         /// An HTTP response body larger than the client accepts.
         public static let responseTooLarge = Code(rawValue: "NET_RESPONSE_TOO_LARGE")
-        /// The TLS settings cannot be used (a trusted-certificates file that cannot be read).
+        /// The TLS settings cannot be used (a trusted-certificates file that cannot be read;
+        /// a server certificate or key file that cannot be read, parsed, or do not match).
         public static let tlsConfiguration = Code(rawValue: "NET_TLS_CONFIGURATION")
+        /// A server connection's TLS failed (garbage instead of a ClientHello, no common
+        /// version or cipher, a bad record); the connection was closed. Reported through
+        /// `ServerTLS.onFailure` with OpenSSL's reason.
+        public static let tlsHandshakeFailed = Code(rawValue: "NET_TLS_HANDSHAKE_FAILED")
+        /// A client refused the server's certificate: it does not chain to a trusted
+        /// authority, names another host, or has expired (OpenSSL's reason in the
+        /// message; see `CertificateRefusal`). Distinct from `connectFailed` so callers can tell a
+        /// misconfigured server or an interception from a network failure.
+        public static let tlsCertificateInvalid = Code(rawValue: "NET_TLS_CERTIFICATE_INVALID")
         /// Every code, for the golden test.
         public static let all: [Code] = [
             .listenFailed, .invalidURL, .connectFailed, .requestFailed, .timedOut, .cancelled, .responseTooLarge,
-            .tlsConfiguration,
+            .tlsConfiguration, .tlsHandshakeFailed, .tlsCertificateInvalid,
         ]
     }
 

@@ -41,7 +41,7 @@ final class PoolCore: LWSCallbackHandler {
             return 0
         }
         if let id = ClientSession.connectionID(of: wsi), let session = sessions[id],
-            let result = session.handle(wsi, reason, input, length)
+            let result = session.handle(wsi, reason, input, length, user: user)
         {
             return result
         }

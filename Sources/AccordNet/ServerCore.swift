@@ -19,6 +19,8 @@ final class ServerCore: LWSCallbackHandler {
     private var sockets: [UInt: ServerWebSocket] = [:]
     private var socketsByID: [UInt64: UInt] = [:]
     private let front: HTTPFront
+    /// Plain bytes, or TLS: every raw callback passes through it first.
+    private let transport: ServerTransport
     private let idlePolicy: IdlePolicy
     /// Bytes of partially received messages per group (only groups holding some).
     private var partialBytes: [String: Int] = [:]
@@ -35,7 +37,8 @@ final class ServerCore: LWSCallbackHandler {
         self.configuration = configuration
         self.mailbox = mailbox
         self.ledger = ledger
-        self.front = HTTPFront(configuration: configuration)
+        self.transport = ServerTransport(tls: configuration.tls)
+        self.front = HTTPFront(configuration: configuration, transport: transport)
         self.idlePolicy = IdlePolicy(
             pingAfter: configuration.pingAfterSeconds.map { .seconds($0) },
             hangUpAfter: configuration.hangUpAfterSeconds.map { .seconds($0) })
@@ -47,6 +50,7 @@ final class ServerCore: LWSCallbackHandler {
     func serviceStopped() {
         // lws_context_destroy closed every wsi; anything left never reached RAW_CLOSE.
         front.stop()
+        transport.stop()
         for socket in sockets.values {
             ledger.close(socket.connection.id)
             configuration.onEvent(.closed(socket.connection, code: 1006, reason: ""))
@@ -61,17 +65,26 @@ final class ServerCore: LWSCallbackHandler {
     ) -> Int32 {
         let key = UInt(bitPattern: wsi)
         switch reason {
-        case LWS_CALLBACK_RAW_RX, LWS_CALLBACK_RAW_WRITEABLE, LWS_CALLBACK_RAW_CLOSE:
-            guard let socket = sockets[key] else { return front.handle(wsi, reason, input, length) }
-            switch reason {
-            case LWS_CALLBACK_RAW_RX: return receive(socket, input, length)
-            case LWS_CALLBACK_RAW_WRITEABLE: return socket.writeNext()
-            default:
-                closed(socket, key)
-                return 0
+        case LWS_CALLBACK_RAW_RX:
+            // Plaintext, one record at a time over TLS: an upgrade in one record moves
+            // the rest of the input to the WebSocket.
+            return transport.received(wsi, input, length) { plaintext, count in
+                guard let socket = sockets[key] else { return front.handle(wsi, reason, plaintext, count) }
+                return receive(socket, plaintext, count)
             }
+        case LWS_CALLBACK_RAW_WRITEABLE:
+            return transport.writeable(wsi) {
+                guard let socket = sockets[key] else { return front.handle(wsi, reason, input, length) }
+                return socket.writeNext()
+            }
+        case LWS_CALLBACK_RAW_CLOSE:
+            defer { transport.closed(wsi) }
+            guard let socket = sockets[key] else { return front.handle(wsi, reason, input, length) }
+            closed(socket, key)
+            return 0
 
         case LWS_CALLBACK_RAW_ADOPT:
+            guard transport.adopt(wsi) else { return -1 }
             return front.handle(wsi, reason, input, length)
 
         case LWS_CALLBACK_TIMER:
@@ -103,7 +116,7 @@ final class ServerCore: LWSCallbackHandler {
         let peer = WebSocketPeer(
             maxMessageSize: configuration.maxMessageSize,
             account: OutboundAccount(ledger: ledger, connection: connection.id),
-            closeReplyTimeoutSeconds: Self.closeReplyTimeoutSeconds, writer: SocketWriter())
+            closeReplyTimeoutSeconds: Self.closeReplyTimeoutSeconds, writer: SocketWriter(transport: transport))
         let socket = ServerWebSocket(
             connection: connection, peer: peer, wsi: wsi,
             group: configuration.maxPartialBytesPerGroup == nil ? nil : configuration.partialBytesGroup(request),

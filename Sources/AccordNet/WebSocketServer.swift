@@ -72,6 +72,10 @@ public final class WebSocketServer: Sendable {
         /// unless the application has its own).
         public var slowConsumerCloseCode: UInt16
         public var shouldUpgrade: @Sendable (HTTPRequest) -> Bool
+        /// With a certificate, the port speaks TLS only (`https://`, `wss://`): each
+        /// connection's handshake must finish within `headerTimeoutSeconds` like a
+        /// request head. nil: plain HTTP and WebSocket.
+        public var tls: ServerTLS?
         public var onEvent: @Sendable (WebSocketServerEvent) -> Void
 
         public init(
@@ -107,6 +111,7 @@ public final class WebSocketServer: Sendable {
             self.maxQueuedBytes = maxQueuedBytes
             self.slowConsumerCloseCode = slowConsumerCloseCode
             self.shouldUpgrade = shouldUpgrade
+            self.tls = nil
             self.onEvent = onEvent
         }
     }

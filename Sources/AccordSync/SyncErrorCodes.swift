@@ -33,9 +33,16 @@ extension ErrorCode {
     /// downloading while the client is pinned offline. `details["blob"]` names it.
     public static let blobUnavailableOffline = ErrorCode(rawValue: "BLOB_UNAVAILABLE_OFFLINE")
 
+    /// The client refused the server's TLS certificate (`wss://`, `https://`): it does not
+    /// chain to an authority the client trusts (the system's, or `trustedCertificatesFile`),
+    /// names another host, or has expired. Reported as a `connectionError` at each failed
+    /// attempt (the client keeps retrying with backoff) and for REST calls;
+    /// `details["netCode"]` is `NET_TLS_CERTIFICATE_INVALID`, the message has OpenSSL's reason.
+    public static let tlsCertificateInvalid = ErrorCode(rawValue: "TLS_CERTIFICATE_INVALID")
+
     /// Every code defined by AccordSync, for golden tests and documentation.
     public static let allSyncCodes: [ErrorCode] = [
         .networkTimeout, .documentNotOpen, .documentUnavailableOffline, .localOnlyUnsupportedOption, .unavailable,
-        .networkError, .unexpectedResponse, .blobUnavailableOffline,
+        .networkError, .unexpectedResponse, .blobUnavailableOffline, .tlsCertificateInvalid,
     ]
 }

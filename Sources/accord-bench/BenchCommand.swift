@@ -85,6 +85,9 @@ enum BenchCommand {
           --trace PATH           default ../shared/traces/automerge-paper.json.gz
           --idle-connections N   connections of idle_connections (default 10000)
           --seconds N            length of the fanout and many_documents loads (default 10)
+          --tls                  Accord serves wss:// with a throwaway CA's certificate
+                                 (openssl CLI) the clients trust; records end in _tls;
+                                 pycrdt is not run
 
         Options of trace:
           --samples N            timed runs of the replay-type measurements (default 5)

@@ -11,9 +11,11 @@ import Foundation
 final class ClientFleet: Sendable {
     let pool: WebSocketClientPool
 
-    init() throws(BenchFailure) {
+    /// - Parameter trusting: a CA file for wss:// servers (`--tls`); nil, plain ws:// only.
+    init(trusting caFile: String? = nil) throws(BenchFailure) {
         do {
-            pool = try WebSocketClientPool(name: "accord-bench.clients")
+            pool = try WebSocketClientPool(
+                name: "accord-bench.clients", tls: caFile.map { ClientTLS(trustedCertificatesFile: $0) })
         } catch {
             throw BenchFailure("cannot create the client pool: \(error)")
         }

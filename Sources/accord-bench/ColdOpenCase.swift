@@ -53,7 +53,7 @@ struct ColdOpenCase: LoadCase {
     /// Sends `update` as one sync update and waits until a second client has the whole
     /// text, so the server has applied (and, both servers promise, stored) it.
     private func upload(_ update: [UInt8], length: Int, to running: RunningServer) async throws {
-        let fleet = try ClientFleet()
+        let fleet = try running.fleet()
         let url = running.roomURL(Self.document)
         let (clients, failures) = await fleet.open(count: 2, window: 1, url: { _ in url }, make: { _ in try SyncClient() })
         guard failures.isEmpty, clients.count == 2, let sender = clients[0], let checker = clients[1] else {
@@ -73,7 +73,7 @@ struct ColdOpenCase: LoadCase {
 
     /// Milliseconds from connect to the applied step 2 of a new client; checks its text.
     private func timeSync(_ running: RunningServer, length: Int) async throws -> Double {
-        let fleet = try ClientFleet()
+        let fleet = try running.fleet()
         let client = try SyncClient()
         let start = ContinuousClock.now
         do {

@@ -13,7 +13,7 @@ struct FanoutCase: LoadCase {
     func run(on server: ServerUnderTest, in environment: LoadEnvironment) async throws -> BenchRecord {
         try await withServer(server, environment) { running in
             let book = LatencyBook()
-            let fleet = try ClientFleet()
+            let fleet = try running.fleet()
             let all = try await fleet.openAll(clients, book: book) { _ in running.roomURL("fanout") }
             let typist = all[0]
             let interval = Duration.seconds(1) / rate

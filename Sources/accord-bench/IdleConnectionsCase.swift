@@ -13,7 +13,7 @@ struct IdleConnectionsCase: LoadCase {
     func run(on server: ServerUnderTest, in environment: LoadEnvironment) async throws -> BenchRecord {
         try await withServer(server, environment) { running in
             let baseline = running.residentBytes()
-            let fleet = try ClientFleet()
+            let fleet = try running.fleet()
             let perDocument = self.perDocument
             let start = ContinuousClock.now
             let (clients, failures) = await fleet.open(

@@ -13,7 +13,7 @@ struct ManyDocumentsCase: LoadCase {
     func run(on server: ServerUnderTest, in environment: LoadEnvironment) async throws -> BenchRecord {
         try await withServer(server, environment) { running in
             let book = LatencyBook()
-            let fleet = try ClientFleet()
+            let fleet = try running.fleet()
             let documents = self.documents
             let all = try await fleet.openAll(clients, book: book) { running.roomURL("many-\($0 % documents)") }
             // Peers of each client's document, to know how many deliveries each send owes.

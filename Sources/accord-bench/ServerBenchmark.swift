@@ -1,4 +1,5 @@
 import AccordCRDT
+import AccordTesting
 import Foundation
 
 /// `accord-bench server`: load on a running sync server, driven through one
@@ -15,6 +16,8 @@ struct ServerBenchmark: Sendable {
     var tracePath = "../shared/traces/automerge-paper.json.gz"
     var idleConnections: Int?
     var seconds: Int?
+    /// `--tls`: Accord serves wss:// (pycrdt is not run).
+    var tls = false
 
     static let names = ["idle_connections", "fanout", "many_documents", "cold_open"]
 
@@ -30,9 +33,9 @@ struct ServerBenchmark: Sendable {
         return all.filter { only?.contains($0.name) ?? true }
     }
 
-    func server(_ kind: ServerUnderTest.Kind) -> ServerUnderTest {
+    func server(_ kind: ServerUnderTest.Kind, tls: BenchTLS?) -> ServerUnderTest {
         switch kind {
-        case .accord: .accord(binary: accordBinary)
+        case .accord: .accord(binary: accordBinary, tls: tls)
         case .pycrdt: .pycrdt(python: python, script: pycrdtScript)
         }
     }
@@ -47,6 +50,16 @@ struct ServerBenchmark: Sendable {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("accord-bench-server-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: work) }
         let environment = LoadEnvironment(workDirectory: work)
+        var pki: TestPKI?
+        if tls {
+            do {
+                pki = try TestPKI()
+            } catch {
+                TraceBenchmark.log("error: --tls: cannot make a certificate: \(error)")
+                return 1
+            }
+        }
+        let benchTLS = pki.map { BenchTLS(certificateFile: $0.certificateFile, keyFile: $0.keyFile, caFile: $0.caFile) }
         var status: Int32 = 0
         for loadCase in cases {
             var records: [ServerUnderTest.Kind: BenchRecord] = [:]
@@ -54,7 +67,7 @@ struct ServerBenchmark: Sendable {
                 TraceBenchmark.log("\(loadCase.name) on \(kind.rawValue)")
                 do {
                     let cpuBefore = ProcessCPU.seconds()
-                    var record = try await loadCase.run(on: server(kind), in: environment)
+                    var record = try await loadCase.run(on: server(kind, tls: benchTLS), in: environment)
                     record["client_cpu_s"] = BenchRecord.rounded(ProcessCPU.seconds() - cpuBefore)
                     record.emit()
                     records[kind] = record
@@ -97,9 +110,11 @@ struct ServerBenchmark: Sendable {
             case "--trace": bench.tracePath = try words.value(arg)
             case "--idle-connections": bench.idleConnections = try words.count(arg)
             case "--seconds": bench.seconds = try words.count(arg)
+            case "--tls": bench.tls = true
             default: throw BenchFailure.usage("unknown option '\(arg)'")
             }
         }
+        if bench.tls { bench.targets = bench.targets.filter { $0 == .accord } }
         return bench
     }
 }

@@ -115,7 +115,7 @@ enum Usage {
                        [--max-documents-per-user-per-hour <n>]
                        [--max-partial-bytes-per-user <n>] [--max-blob-bytes <n>]
                        [--blob-quota-per-user <n>] [--blob-grace-seconds <n>] [--admins <user,...>]
-                       [--notify-webhook <url>]
+                       [--notify-webhook <url>] [--tls-cert <file> --tls-key <file>]
 
           Serves WebSocket sync on ws://<host>:<port>/v1/sync/<document> (y-websocket
           framing; stock Yjs clients work) and /v1/sync (Accord clients, multiplexed),
@@ -137,6 +137,13 @@ enum Usage {
                         refuse to open document ids that do not exist yet
           --admins      users who may export and import any document (/v1/admin);
                         with --dev, "dev" is one
+          --tls-cert, --tls-key
+                        serve wss:// and https:// (TLS 1.2 and 1.3) on the port, and no
+                        plain ws:// or http://: a PEM certificate chain (server first)
+                        and its PEM private key. SIGHUP reads both files again for new
+                        connections (open ones keep theirs); if they cannot be used, the
+                        previous certificate stays and the reason goes to stderr. See
+                        docs/deployment.md
           --notify-webhook
                         an http://host[:port]/path URL that receives each notification
                         (a share with sendEmail, an access request's outcome) as a JSON

@@ -10,6 +10,7 @@ import AccordServer
             ErrorCode.allSyncCodes.map(\.rawValue) == [
                 "NETWORK_TIMEOUT", "DOCUMENT_NOT_OPEN", "DOCUMENT_UNAVAILABLE_OFFLINE", "LOCAL_ONLY_UNSUPPORTED_OPTION",
                 "UNAVAILABLE", "NETWORK_ERROR", "UNEXPECTED_RESPONSE", "BLOB_UNAVAILABLE_OFFLINE",
+                "TLS_CERTIFICATE_INVALID",
             ])
     }
 

@@ -51,6 +51,7 @@ final class HTTPFront {
     }
 
     private let configuration: WebSocketServer.Configuration
+    private let transport: ServerTransport
     private var admission: ConnectionAdmission
     private var clients: [UInt: Client] = [:]
     /// Takes over a socket whose upgrade was accepted, with the bytes received after
@@ -65,8 +66,9 @@ final class HTTPFront {
     /// `writeSlice`, since each slice costs a trip through the event loop and a read.
     private static let streamSlice = 256 * 1024
 
-    init(configuration: WebSocketServer.Configuration) {
+    init(configuration: WebSocketServer.Configuration, transport: ServerTransport) {
         self.configuration = configuration
+        self.transport = transport
         self.admission = ConnectionAdmission(
             maxPerAddress: configuration.maxConnectionsPerAddress, descriptorLimit: configuration.descriptorLimit,
             reserve: configuration.descriptorReserve)
@@ -271,7 +273,7 @@ final class HTTPFront {
         client.output = []
         if closeAfter {
             client.phase = .lingering
-            shutdown(lws_get_socket_fd(wsi), Int32(SHUT_WR))
+            transport.shutdownWrite(wsi)
             if client.paused { lws_rx_flow_control(wsi, 1) }
             lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, Self.lingerSeconds)
             return 0
@@ -297,8 +299,7 @@ extension HTTPFront {
         client.output.withUnsafeBufferPointer { source in
             (buffer + pre).initialize(from: source.baseAddress! + client.written, count: count)
         }
-        // LWS_WRITE_RAW is a macro alias of LWS_WRITE_HTTP, which Swift does not import.
-        guard lws_write(wsi, buffer + pre, count, LWS_WRITE_HTTP) >= count else { return -1 }
+        guard transport.sendAll(wsi, buffer + pre, count) else { return -1 }
         client.written += count
         lws_callback_on_writable(wsi)
         return 0
@@ -317,7 +318,7 @@ extension HTTPFront {
             let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[pre..<(pre + want)])
             guard let count = try? stream.read(into: slice), count > 0, count <= want else { return -1 }
             let start = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + pre
-            return lws_write(wsi, start, count, LWS_WRITE_HTTP) >= count ? count : -1
+            return transport.sendAll(wsi, start, count) ? count : -1
         }
         guard written > 0 else { return -1 }
         client.streamSent += written

@@ -42,7 +42,7 @@ final class HTTPClientCore: LWSCallbackHandler {
             return 0
         }
         if let id = lws_get_opaque_user_data(wsi).map({ UInt64(UInt(bitPattern: $0)) }),
-            let exchange = exchanges[id], let result = exchange.handle(wsi, reason, input, length) {
+            let exchange = exchanges[id], let result = exchange.handle(wsi, reason, input, length, user: user) {
             return result
         }
         return lws_callback_http_dummy(wsi, reason, user, input, length)

@@ -27,6 +27,8 @@ final class HTTPExchange {
     private let slot: ResponseSlot
     private let onFinish: (HTTPExchange) -> Void
     private var wsi: OpaquePointer?
+    /// OpenSSL's reason when the TLS handshake refused the server's certificate.
+    private var certificateRefusal: String?
     private var bodySent: Int64 = 0
     private var status: Int?
     private var responseHeaders: [String: String] = [:]
@@ -113,9 +115,15 @@ final class HTTPExchange {
 
     /// One lws callback for this exchange's wsi; nil for reasons it does not handle.
     func handle(
-        _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ length: Int
+        _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ length: Int,
+        user: UnsafeMutableRawPointer? = nil
     ) -> Int32? {
         switch reason {
+        case LWS_CALLBACK_OPENSSL_PERFORM_SERVER_CERT_VERIFICATION:
+            // 0 keeps OpenSSL's verdict; a refusal is remembered for the error.
+            certificateRefusal = CertificateRefusal.reason(context: user, preverified: length) ?? certificateRefusal
+            return 0
+
         case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
             self.wsi = wsi
             return appendHeaders(wsi, input, length)
@@ -181,8 +189,7 @@ final class HTTPExchange {
             let message = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection error"
             forget(wsi)
             // Nothing came back: the request may not have reached the server at all.
-            let code: NetError.Code = status == nil ? .connectFailed : .requestFailed
-            finish(.failure(NetError(code, message)))
+            finish(.failure(status == nil ? CertificateRefusal.failure(message, refusal: certificateRefusal) : NetError(.requestFailed, message)))
             return 0
 
         case LWS_CALLBACK_CLOSED_CLIENT_HTTP, LWS_CALLBACK_WSI_DESTROY:

@@ -123,7 +123,7 @@ final class ServerWebSocket {
         if case .written = reply { return -1 }
         if case .closing = failure, peer.closeSent {
             failure = .shutDown
-            shutdown(lws_get_socket_fd(wsi), Int32(SHUT_WR))
+            peer.writer?.transport.shutdownWrite(wsi)
             return 0
         }
         if case .shutDown = failure { return 0 }

@@ -15,10 +15,15 @@ import Darwin
 /// stops reading while a large message waits would then also stop being heard: its
 /// later frames, its close reply. Writing with `send` keeps lws' buffer empty, so
 /// reading goes on; the frame stays counted by the outbound ledger until it is all
-/// with the kernel, as before.
+/// with the kernel (or, over TLS, encrypted and with the kernel), as before.
 final class SocketWriter {
+    let transport: ServerTransport
     private var pending: [UInt8] = []
     private var offset = 0
+
+    init(transport: ServerTransport) {
+        self.transport = transport
+    }
 
     /// Nothing waits for the socket.
     var isEmpty: Bool { offset >= pending.count }
@@ -42,17 +47,15 @@ final class SocketWriter {
 
     /// Writes what waits until the socket would block. False on a socket error.
     func flush(_ wsi: OpaquePointer) -> Bool {
-        let fd = lws_get_socket_fd(wsi)
         while offset < pending.count {
             let sent = pending.withUnsafeBytes { bytes in
-                send(fd, bytes.baseAddress! + offset, bytes.count - offset, Self.flags)
+                transport.send(wsi, bytes.baseAddress! + offset, bytes.count - offset)
             }
             if sent > 0 {
                 offset += sent
                 continue
             }
-            if sent < 0, errno == EINTR { continue }
-            if sent < 0, errno == EAGAIN || errno == EWOULDBLOCK { break }
+            if sent == 0 { break }  // would block
             return false
         }
         if isEmpty {
@@ -63,13 +66,6 @@ final class SocketWriter {
         }
         return true
     }
-
-    #if canImport(Glibc)
-    /// A peer gone mid-write must be an error, not SIGPIPE.
-    private static let flags = Int32(MSG_NOSIGNAL)
-    #else
-    private static let flags: Int32 = 0  // lws sets SO_NOSIGPIPE on Apple platforms
-    #endif
 }
 
 /// Service-thread state: it must never cross threads.

@@ -87,6 +87,9 @@ public final class AccordServer: Sendable {
         /// POSTed (`http://host[:port]/path`); nil: they are kept in the outbox (at most
         /// ``notificationOutboxCapacity``) and counted in `/metrics`.
         public var notifyWebhookURL: String?
+        /// The certificate and key to serve `wss://` and `https://` with (the port is then
+        /// TLS only); `ServerTLS.reload()` swaps them for new connections. nil: plain.
+        public var tls: ServerTLS?
         /// Notifications the outbox holds at most; queuing past it drops the oldest (counted).
         public var notificationOutboxCapacity = 10_000
         /// The wait after a failed webhook attempt doubles from this, up to the maximum.
@@ -261,6 +264,7 @@ public final class AccordServer: Sendable {
         // The bare verifier: redeeming here, before the hub has the connection, would
         // report the grants before the connection could hear of them.
         network.partialBytesGroup = { request in try? tokens.authenticate(request).subject }
+        network.tls = configuration.tls
         var webhook: WebhookDelivery?
         if let url = configuration.notifyWebhookURL {
             var options = WebhookDelivery.Options(url: url)

@@ -41,6 +41,10 @@ extension AccordClient {
                     return
                 }
                 await self.socketOpened(socket, generation: attempt)
+            } catch let error as NetError where error.code == .tlsCertificateInvalid {
+                // Said at every attempt: an app shows it (the server or the trust
+                // settings must change); the client still retries, a certificate may be fixed.
+                await self?.certificateRefused(error, generation: attempt)
             } catch {
                 await self?.attemptFailed(generation: attempt)
             }
@@ -67,6 +71,12 @@ extension AccordClient {
             heartbeat: HeartbeatMonitor(heartbeatSeconds: nil, now: now), reader: reader)
         scheduleHeartbeat()
         armHelloDeadline(generation: attempt)
+    }
+
+    private func certificateRefused(_ error: NetError, generation attempt: UInt64) {
+        guard attempt == generation, !isStopped else { return }
+        bus.emit(.connectionError(ServerErrorMapping.certificateRefused(error)))
+        attemptFailed(generation: attempt)
     }
 
     private func attemptFailed(generation attempt: UInt64) {

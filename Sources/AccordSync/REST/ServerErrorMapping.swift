@@ -22,8 +22,14 @@ enum ServerErrorMapping {
 
     /// A request that got no answer. Timeouts keep the sync engine's timeout code.
     static func error(_ error: NetError) -> AccordError {
+        if error.code == .tlsCertificateInvalid { return certificateRefused(error) }
         let code: ErrorCode = error.code == .timedOut ? .networkTimeout : .networkError
         return AccordError(code, "the server could not be reached: \(error.message)", details: ["netCode": error.code.rawValue])
+    }
+
+    /// The client refused the server's certificate: not a network failure to retry blindly.
+    static func certificateRefused(_ error: NetError) -> AccordError {
+        AccordError(.tlsCertificateInvalid, error.message, details: ["netCode": error.code.rawValue])
     }
 
     private struct Envelope: Decodable {

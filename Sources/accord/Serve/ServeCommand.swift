@@ -81,9 +81,12 @@ enum ServeCommand {
             }
             configuration.notifyWebhookURL = webhook
         }
+        let tlsCertificate = try args.removeOption("--tls-cert")
+        let tlsKey = try args.removeOption("--tls-key")
         let extra = try args.positionals()
         guard extra.isEmpty else { throw AccordCommand.usageError("unexpected argument '\(extra[0])'", help: "accord serve --help") }
 
+        configuration.tls = try ServeTLS.load(certificate: tlsCertificate, key: tlsKey)
         try createDirectory(dataDirectory)
         let secret = try dev ? DevSecret.loadOrCreate(in: dataDirectory) : ServerSecret.load(secretFile: secretFile)
         let tokens = try TokenAuthority(secret: secret)
@@ -99,10 +102,13 @@ enum ServeCommand {
             Output.error("  accord token --sub <user> --secret-file \(DevSecret.path(in: dataDirectory))")
         }
         Output.print("listening \(server.port)")
-        Output.error("accord serve: ws://\(configuration.host):\(server.port)/v1/sync/<document>?token=<token>, data in \(dataDirectory)")
+        let scheme = configuration.tls == nil ? "ws" : "wss"
+        Output.error("accord serve: \(scheme)://\(configuration.host):\(server.port)/v1/sync/<document>?token=<token>, data in \(dataDirectory)")
         fflush(nil)  // all streams: scripts wait for these lines
 
+        let reload = configuration.tls.map(ServeTLS.reloadOnHangUp)
         ShutdownSignal.wait()
+        reload?.cancel()
         Output.error("accord serve: shutting down, flushing documents")
         let stopped = BlockingTask.run { () async throws(AccordError) in try await server.stop() }
         let closed = Result { () throws(AccordError) in try documents.close() }

@@ -1,6 +1,7 @@
 import Testing
 import AccordCRDT
 import AccordStore
+import AccordNet
 import AccordServer
 import AccordTesting
 @testable import AccordSync
@@ -20,11 +21,14 @@ final class ClientTestServer: @unchecked Sendable {
     let createDocumentsOnConnect: Bool
     /// The server's per-connection message rate limit.
     let rate: (perSecond: Int, burst: Int)
+    /// Serves wss:// with this certificate when set.
+    let tls: ServerTLS?
 
     init(
         heartbeatSeconds: Int = 20, createDocumentsOnConnect: Bool = true, messagesPerSecond: Int = 500,
-        messageBurst: Int = 1000
+        messageBurst: Int = 1000, tls: ServerTLS? = nil
     ) throws {
+        self.tls = tls
         self.heartbeatSeconds = heartbeatSeconds
         self.createDocumentsOnConnect = createDocumentsOnConnect
         rate = (messagesPerSecond, messageBurst)
@@ -33,13 +37,14 @@ final class ClientTestServer: @unchecked Sendable {
         documents = try DocumentStore(path: directory.file("server.sqlite"))
         let server = try AccordServer(
             configuration: Self.configuration(
-                port: 0, heartbeatSeconds: heartbeatSeconds, createOnConnect: createDocumentsOnConnect, rate: rate),
+                port: 0, heartbeatSeconds: heartbeatSeconds, createOnConnect: createDocumentsOnConnect, rate: rate, tls: tls),
             documents: documents, tokens: tokens)
         self.server = server
         port = server.port
     }
 
-    var url: String { "ws://127.0.0.1:\(port)" }
+    /// The certificate of a TLS server names localhost.
+    var url: String { tls == nil ? "ws://127.0.0.1:\(port)" : "wss://localhost:\(port)" }
 
     func token(_ user: String) -> String { tokens.mint(subject: user, ttl: 3600) }
 
@@ -73,7 +78,7 @@ final class ClientTestServer: @unchecked Sendable {
                 server = try AccordServer(
                     configuration: Self.configuration(
                         port: port, heartbeatSeconds: heartbeatSeconds, createOnConnect: createDocumentsOnConnect,
-                        rate: rate),
+                        rate: rate, tls: tls),
                     documents: documents, tokens: tokens)
                 return
             } catch {
@@ -110,9 +115,10 @@ final class ClientTestServer: @unchecked Sendable {
     }
 
     private static func configuration(
-        port: Int, heartbeatSeconds: Int, createOnConnect: Bool, rate: (perSecond: Int, burst: Int)
+        port: Int, heartbeatSeconds: Int, createOnConnect: Bool, rate: (perSecond: Int, burst: Int), tls: ServerTLS?
     ) -> AccordServer.Configuration {
         var configuration = AccordServer.Configuration()
+        configuration.tls = tls
         configuration.port = port
         configuration.heartbeatSeconds = heartbeatSeconds
         configuration.createDocumentsOnConnect = createOnConnect
