@@ -9,88 +9,76 @@ import Testing
 /// host the URL names; anything else fails the connection, never silently proceeds.
 @Suite(.serialized) struct ClientTLSTests {
     @Test func wssReachesATLSServerAndSyncs() async throws {
-        try await TLSClientTestLock.shared.withLock {
-            let pki = try TestPKI()
-            let server = try TLSReferenceServer(pki: pki)
-            defer { server.stop() }
-            let client = try await WebSocketClient.connect(
-                to: "wss://localhost:\(server.port)/room-1", tls: ClientTLS(trustedCertificatesFile: pki.caFile))
-            // Our sync step 1 with an empty state vector; the server answers with its step 2
-            // (message 0, step 1), whatever else it sends first.
-            client.send([0, 0, 1, 0])
-            let answered = try await withTimeout(seconds: 20) {
-                for await event in client.events {
-                    if case .message(let bytes) = event, bytes.prefix(2) == [0, 1] { return true }
-                    if case .closed = event { return false }
-                }
-                return false
+        let pki = try TestPKI()
+        let server = try TLSReferenceServer(pki: pki)
+        defer { server.stop() }
+        let client = try await WebSocketClient.connect(
+            to: "wss://localhost:\(server.port)/room-1", tls: ClientTLS(trustedCertificatesFile: pki.caFile))
+        // Our sync step 1 with an empty state vector; the server answers with its step 2
+        // (message 0, step 1), whatever else it sends first.
+        client.send([0, 0, 1, 0])
+        let answered = try await withTimeout(seconds: 20) {
+            for await event in client.events {
+                if case .message(let bytes) = event, bytes.prefix(2) == [0, 1] { return true }
+                if case .closed = event { return false }
             }
-            #expect(answered, "no sync step 2 over wss://")
-            client.close()
+            return false
         }
+        #expect(answered, "no sync step 2 over wss://")
+        client.close()
     }
 
     @Test func aCertificateFromAnUntrustedAuthorityIsRefused() async throws {
-        try await TLSClientTestLock.shared.withLock {
-            let pki = try TestPKI()
-            let server = try TLSReferenceServer(pki: pki)
-            defer { server.stop() }
-            // The system's authorities do not know the test's CA.
-            await #expect(throws: NetError.self) {
-                _ = try await WebSocketClient.connect(to: "wss://localhost:\(server.port)/room-1")
-            }
-            let http = try HTTPClient(tls: .system)
-            await #expect(throws: NetError.self) {
-                _ = try await http.send(HTTPClientRequest(.get, "https://localhost:\(server.port)/"), timeout: .seconds(10))
-            }
+        let pki = try TestPKI()
+        let server = try TLSReferenceServer(pki: pki)
+        defer { server.stop() }
+        // The system's authorities do not know the test's CA.
+        await #expect(throws: NetError.self) {
+            _ = try await WebSocketClient.connect(to: "wss://localhost:\(server.port)/room-1")
+        }
+        let http = try HTTPClient(tls: .system)
+        await #expect(throws: NetError.self) {
+            _ = try await http.send(HTTPClientRequest(.get, "https://localhost:\(server.port)/"), timeout: .seconds(10))
         }
     }
 
     @Test func aCertificateForAnotherNameIsRefused() async throws {
-        try await TLSClientTestLock.shared.withLock {
-            let pki = try TestPKI(serverName: "elsewhere.example")
-            let server = try TLSReferenceServer(pki: pki)
-            defer { server.stop() }
-            await #expect(throws: NetError.self) {
-                _ = try await WebSocketClient.connect(
-                    to: "wss://localhost:\(server.port)/room-1", tls: ClientTLS(trustedCertificatesFile: pki.caFile))
-            }
+        let pki = try TestPKI(serverName: "elsewhere.example")
+        let server = try TLSReferenceServer(pki: pki)
+        defer { server.stop() }
+        await #expect(throws: NetError.self) {
+            _ = try await WebSocketClient.connect(
+                to: "wss://localhost:\(server.port)/room-1", tls: ClientTLS(trustedCertificatesFile: pki.caFile))
         }
     }
 
     @Test func httpsRequestsGetTheServersAnswer() async throws {
-        try await TLSClientTestLock.shared.withLock {
-            let pki = try TestPKI()
-            let server = try TLSReferenceServer(pki: pki)
-            defer { server.stop() }
-            let http = try HTTPClient(tls: ClientTLS(trustedCertificatesFile: pki.caFile))
-            // Hypercorn answers a plain GET on a WebSocket-only app with an HTTP error
-            // status: what matters is that it came back over TLS.
-            let response = try await http.send(HTTPClientRequest(.get, "https://localhost:\(server.port)/"), timeout: .seconds(10))
-            #expect((400..<600).contains(response.status))
-        }
+        let pki = try TestPKI()
+        let server = try TLSReferenceServer(pki: pki)
+        defer { server.stop() }
+        let http = try HTTPClient(tls: ClientTLS(trustedCertificatesFile: pki.caFile))
+        // Hypercorn answers a plain GET on a WebSocket-only app with an HTTP error
+        // status: what matters is that it came back over TLS.
+        let response = try await http.send(HTTPClientRequest(.get, "https://localhost:\(server.port)/"), timeout: .seconds(10))
+        #expect((400..<600).contains(response.status))
     }
 
     @Test func anHTTPClientWithoutTLSSettingsRefusesHTTPSWithACode() async throws {
-        try await TLSClientTestLock.shared.withLock {
-            let http = try HTTPClient()
-            do {
-                _ = try await http.send(HTTPClientRequest(.get, "https://localhost:1/"), timeout: .seconds(5))
-                Issue.record("an https request went out without TLS settings")
-            } catch {
-                #expect((error as? NetError)?.code == .tlsConfiguration)
-            }
+        let http = try HTTPClient()
+        do {
+            _ = try await http.send(HTTPClientRequest(.get, "https://localhost:1/"), timeout: .seconds(5))
+            Issue.record("an https request went out without TLS settings")
+        } catch {
+            #expect((error as? NetError)?.code == .tlsConfiguration)
         }
     }
 
     @Test func anUnreadableTrustFileIsACodedError() async throws {
-        try await TLSClientTestLock.shared.withLock {
-            do {
-                _ = try HTTPClient(tls: ClientTLS(trustedCertificatesFile: "/nonexistent/ca.pem"))
-                Issue.record("an unreadable trust file was accepted")
-            } catch {
-                #expect((error as? NetError)?.code == .tlsConfiguration)
-            }
+        do {
+            _ = try HTTPClient(tls: ClientTLS(trustedCertificatesFile: "/nonexistent/ca.pem"))
+            Issue.record("an unreadable trust file was accepted")
+        } catch {
+            #expect((error as? NetError)?.code == .tlsConfiguration)
         }
     }
 

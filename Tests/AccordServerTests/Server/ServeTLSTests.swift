@@ -32,111 +32,107 @@ struct ServeTLSTests {
     }
 
     @Test func wssSyncHTTPSAndStockYjsClientsThroughAccordServe() async throws {
-        try await TLSClientTestLock.shared.withLock {
-            let pki = try TestPKI()
-            let directory = try TemporaryDirectory()
-            let files = try Self.install(pki, in: directory)
-            let serve = try ServeProcess(
-                dataDirectory: directory.path + "/data", extraArguments: ["--tls-cert", files.certificate, "--tls-key", files.key])
-            let trust = ClientTLS(trustedCertificatesFile: pki.caFile)
-            let base = "localhost:\(serve.port)"
+        let pki = try TestPKI()
+        let directory = try TemporaryDirectory()
+        let files = try Self.install(pki, in: directory)
+        let serve = try ServeProcess(
+            dataDirectory: directory.path + "/data", extraArguments: ["--tls-cert", files.certificate, "--tls-key", files.key])
+        let trust = ClientTLS(trustedCertificatesFile: pki.caFile)
+        let base = "localhost:\(serve.port)"
 
-            let swift = try await WebSocketClient.connect(to: "wss://\(base)/v1/sync/tls-doc?token=\(serve.token)", tls: trust)
-            let swiftEvents = EventStream(swift)
-            #expect(try await Self.syncs(swift, swiftEvents), "no sync step 2 over wss://")
+        let swift = try await WebSocketClient.connect(to: "wss://\(base)/v1/sync/tls-doc?token=\(serve.token)", tls: trust)
+        let swiftEvents = EventStream(swift)
+        #expect(try await Self.syncs(swift, swiftEvents), "no sync step 2 over wss://")
 
-            let http = try HTTPClient(tls: trust)
-            let health = try await http.send(HTTPClientRequest(.get, "https://\(base)/healthz"), timeout: .seconds(10))
-            #expect(health.status == 200)
-            let list = try await http.send(
-                HTTPClientRequest(.get, "https://\(base)/v1/documents/tls-doc", headers: [("Authorization", "Bearer \(serve.token)")]),
-                timeout: .seconds(10))
-            #expect(list.status == 200, "\(String(decoding: list.body, as: UTF8.self))")
+        let http = try HTTPClient(tls: trust)
+        let health = try await http.send(HTTPClientRequest(.get, "https://\(base)/healthz"), timeout: .seconds(10))
+        #expect(health.status == 200)
+        let list = try await http.send(
+            HTTPClientRequest(.get, "https://\(base)/v1/documents/tls-doc", headers: [("Authorization", "Bearer \(serve.token)")]),
+            timeout: .seconds(10))
+        #expect(list.status == 200, "\(String(decoding: list.body, as: UTF8.self))")
 
-            // Two stock Yjs clients over wss://, trusting the test CA, converge through the server.
-            guard let python = ProcessInfo.processInfo.environment["ACCORD_PYTHON"], !python.isEmpty else {
-                throw TestFailure("ACCORD_PYTHON is not set; run `make test`, which sets up the pycrdt-websocket venv")
-            }
-            let url = "wss://\(base)/v1/sync/tls-doc?token=\(serve.token)"
-            let clients = try ["a", "b"].map { name in
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: python)
-                process.arguments = [Self.clientScript, "--url", url, "--name", name, "--edits", "3", "--expect-length", "24",
-                                     "--timeout", "60", "--cafile", pki.caFile]
-                let output = Pipe()
-                let errors = Pipe()
-                process.standardOutput = output
-                process.standardError = errors
-                try process.run()
-                return (process, output, errors)
-            }
-            var texts: [String] = []
-            for (process, output, errors) in clients {
-                let result = try await onThread { () -> (Int32, String, String) in
-                    process.waitUntilExit()
-                    let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                    let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                    return (process.terminationStatus, out, err)
-                }
-                #expect(result.0 == 0, "pycrdt client over wss failed: \(result.2)")
-                let line = try #require(result.1.split(separator: "\n").last)
-                let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-                texts.append(json?["text"] as? String ?? "")
-            }
-            #expect(texts.count == 2 && texts[0] == texts[1] && texts[0].count == 24)
-
-            // A client that does not trust the test CA is refused.
-            await #expect(throws: NetError.self) {
-                _ = try await WebSocketClient.connect(to: "wss://\(base)/v1/sync/tls-doc?token=\(serve.token)")
-            }
-            swift.close()
-            #expect(serve.terminate() == 0)
-            let log = (try? String(contentsOfFile: serve.stderrPath, encoding: .utf8)) ?? ""
-            #expect(log.contains("wss://"), "\(log)")
-            #expect(log.contains("NET_TLS_HANDSHAKE_FAILED"), "the refused handshake was not logged: \(log)")
+        // Two stock Yjs clients over wss://, trusting the test CA, converge through the server.
+        guard let python = ProcessInfo.processInfo.environment["ACCORD_PYTHON"], !python.isEmpty else {
+            throw TestFailure("ACCORD_PYTHON is not set; run `make test`, which sets up the pycrdt-websocket venv")
         }
+        let url = "wss://\(base)/v1/sync/tls-doc?token=\(serve.token)"
+        let clients = try ["a", "b"].map { name in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: python)
+            process.arguments = [Self.clientScript, "--url", url, "--name", name, "--edits", "3", "--expect-length", "24",
+                                 "--timeout", "60", "--cafile", pki.caFile]
+            let output = Pipe()
+            let errors = Pipe()
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            return (process, output, errors)
+        }
+        var texts: [String] = []
+        for (process, output, errors) in clients {
+            let result = try await onThread { () -> (Int32, String, String) in
+                process.waitUntilExit()
+                let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                return (process.terminationStatus, out, err)
+            }
+            #expect(result.0 == 0, "pycrdt client over wss failed: \(result.2)")
+            let line = try #require(result.1.split(separator: "\n").last)
+            let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            texts.append(json?["text"] as? String ?? "")
+        }
+        #expect(texts.count == 2 && texts[0] == texts[1] && texts[0].count == 24)
+
+        // A client that does not trust the test CA is refused.
+        await #expect(throws: NetError.self) {
+            _ = try await WebSocketClient.connect(to: "wss://\(base)/v1/sync/tls-doc?token=\(serve.token)")
+        }
+        swift.close()
+        #expect(serve.terminate() == 0)
+        let log = (try? String(contentsOfFile: serve.stderrPath, encoding: .utf8)) ?? ""
+        #expect(log.contains("wss://"), "\(log)")
+        #expect(log.contains("NET_TLS_HANDSHAKE_FAILED"), "the refused handshake was not logged: \(log)")
     }
 
     @Test func sighupServesNewFilesToNewConnectionsAndKeepsTheOldWhenTheyAreBad() async throws {
-        try await TLSClientTestLock.shared.withLock {
-            let first = try TestPKI()
-            let second = try TestPKI()
-            let directory = try TemporaryDirectory()
-            let files = try Self.install(first, in: directory)
-            let serve = try ServeProcess(
-                dataDirectory: directory.path + "/data", extraArguments: ["--tls-cert", files.certificate, "--tls-key", files.key])
-            let url = "wss://localhost:\(serve.port)/v1/sync/reload?token=\(serve.token)"
-            let old = try await WebSocketClient.connect(to: url, tls: ClientTLS(trustedCertificatesFile: first.caFile))
-            let oldEvents = EventStream(old)
-            #expect(try await Self.syncs(old, oldEvents))
+        let first = try TestPKI()
+        let second = try TestPKI()
+        let directory = try TemporaryDirectory()
+        let files = try Self.install(first, in: directory)
+        let serve = try ServeProcess(
+            dataDirectory: directory.path + "/data", extraArguments: ["--tls-cert", files.certificate, "--tls-key", files.key])
+        let url = "wss://localhost:\(serve.port)/v1/sync/reload?token=\(serve.token)"
+        let old = try await WebSocketClient.connect(to: url, tls: ClientTLS(trustedCertificatesFile: first.caFile))
+        let oldEvents = EventStream(old)
+        #expect(try await Self.syncs(old, oldEvents))
 
-            // A bad certificate file: SIGHUP keeps the previous certificate and says why.
-            try "garbage\n".write(toFile: files.certificate, atomically: true, encoding: .utf8)
-            kill(serve.process.processIdentifier, SIGHUP)
-            try await eventually("the failed reload was logged", timeout: .seconds(10)) {
-                ((try? String(contentsOfFile: serve.stderrPath, encoding: .utf8)) ?? "").contains("kept the previous certificate")
-            }
-            let same = try await WebSocketClient.connect(to: url, tls: ClientTLS(trustedCertificatesFile: first.caFile))
-            same.close()
-
-            _ = try Self.install(second, in: directory)
-            kill(serve.process.processIdentifier, SIGHUP)
-            try await eventually("the reload was logged", timeout: .seconds(10)) {
-                ((try? String(contentsOfFile: serve.stderrPath, encoding: .utf8)) ?? "").contains("reloaded")
-            }
-            // New connections get the second authority's certificate.
-            let new = try await WebSocketClient.connect(to: url, tls: ClientTLS(trustedCertificatesFile: second.caFile))
-            let newEvents = EventStream(new)
-            #expect(try await Self.syncs(new, newEvents))
-            await #expect(throws: NetError.self) {
-                _ = try await WebSocketClient.connect(to: url, tls: ClientTLS(trustedCertificatesFile: first.caFile))
-            }
-            // The connection from before the reload still syncs.
-            #expect(try await Self.syncs(old, oldEvents), "the connection from before the reload stopped working")
-            old.close()
-            new.close()
-            #expect(serve.terminate() == 0)
+        // A bad certificate file: SIGHUP keeps the previous certificate and says why.
+        try "garbage\n".write(toFile: files.certificate, atomically: true, encoding: .utf8)
+        kill(serve.process.processIdentifier, SIGHUP)
+        try await eventually("the failed reload was logged", timeout: .seconds(10)) {
+            ((try? String(contentsOfFile: serve.stderrPath, encoding: .utf8)) ?? "").contains("kept the previous certificate")
         }
+        let same = try await WebSocketClient.connect(to: url, tls: ClientTLS(trustedCertificatesFile: first.caFile))
+        same.close()
+
+        _ = try Self.install(second, in: directory)
+        kill(serve.process.processIdentifier, SIGHUP)
+        try await eventually("the reload was logged", timeout: .seconds(10)) {
+            ((try? String(contentsOfFile: serve.stderrPath, encoding: .utf8)) ?? "").contains("reloaded")
+        }
+        // New connections get the second authority's certificate.
+        let new = try await WebSocketClient.connect(to: url, tls: ClientTLS(trustedCertificatesFile: second.caFile))
+        let newEvents = EventStream(new)
+        #expect(try await Self.syncs(new, newEvents))
+        await #expect(throws: NetError.self) {
+            _ = try await WebSocketClient.connect(to: url, tls: ClientTLS(trustedCertificatesFile: first.caFile))
+        }
+        // The connection from before the reload still syncs.
+        #expect(try await Self.syncs(old, oldEvents), "the connection from before the reload stopped working")
+        old.close()
+        new.close()
+        #expect(serve.terminate() == 0)
     }
 
     @Test func unusableCertificateFilesStopTheServerWithACode() throws {
