@@ -16,7 +16,7 @@ import AccordStore
         options.compactionMaxEntries = entries
         options.compactInBackground = false
         options.flushDelay = nil
-        options.shared = SharedStorage(foldLock: try PostgresFoldLock(url: database.url, schema: database.schema()))
+        options.shared = SharedStorage(documentLock: try PostgresDocumentLock(url: database.url, schema: database.schema()))
         return DocumentStore(storage: SerialStorage(adapter), options: options)
     }
 
@@ -88,7 +88,7 @@ import AccordStore
         subscription.cancel()
         try node.flush()
 
-        let other = try PostgresFoldLock(url: database.url, schema: database.schema())
+        let other = try PostgresDocumentLock(url: database.url, schema: database.schema())
         #expect(try other.tryLock("d"))
         #expect(try node.compact("d") == .superseded)
         #expect(try node.metadata("d").snapshotSequence == 0)

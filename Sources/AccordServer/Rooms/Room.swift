@@ -278,6 +278,18 @@ public final class Room {
         return (update, relayed)
     }
 
+    /// Applies an update another node of a cluster stored (read back from the shared
+    /// log): nothing to persist or refuse, since it is durable already; what it
+    /// integrated goes to every member. One this room already holds sends nothing.
+    public func applyRemote(_ update: [UInt8]) throws(AccordError) -> [RoomAction] {
+        integrated = nil
+        defer { integrated = nil }
+        try doc.applyUpdate(update, origin: Self.origin)
+        guard let integrated else { return [] }
+        documentBytes += update.count
+        return order.map { .send($0, .sync(.update(integrated))) }
+    }
+
     /// Records that the driver appended an update under `storeSequence`.
     public func persisted(storeSequence: UInt64, ack: PendingAck?, now: UInt64) {
         acks.record(storeSequence: storeSequence, ack: ack, now: now)

@@ -22,6 +22,10 @@ final class SyncHub: @unchecked Sendable {
         /// The per-user budget of partially received bytes (enforced by AccordNet),
         /// named in the `QUOTA_EXCEEDED` error.
         var maxPartialBytesPerUser = Int.max
+        /// Set on a node of a cluster: the store is shared with other nodes, rooms
+        /// follow its log, and access changes are announced to the others.
+        var cluster: (any ClusterLink)?
+        var clustered: Bool { cluster != nil }
     }
 
     struct Connection {
@@ -35,6 +39,9 @@ final class SyncHub: @unchecked Sendable {
     struct LoadedRoom {
         let room: Room
         var idleSince: UInt64?
+        /// In a cluster: the shared log position the room's document holds everything
+        /// up to (see SyncHub+Cluster.swift).
+        var through: UInt64?
     }
 
     let queue = DispatchQueue(label: "accord.sync")
@@ -132,8 +139,15 @@ final class SyncHub: @unchecked Sendable {
         }
     }
 
-    /// Someone changed who may access `id`: re-check every connection in its room now.
+    /// Someone changed who may access `id` (or deleted it) through this node: re-check
+    /// every connection in its room now, and tell the other nodes of a cluster to.
     func accessChanged(_ id: DocumentID) {
+        options.cluster?.announceAccessChanged(id)
+        recheckAccess(id)
+    }
+
+    /// Re-checks every connection in the room of `id` against the access rows.
+    func recheckAccess(_ id: DocumentID) {
         queue.async { [self] in
             guard let room = rooms[id]?.room else { return }
             for connectionID in room.connections {
@@ -345,9 +359,15 @@ final class SyncHub: @unchecked Sendable {
                 throw AccordError(.documentNotFound, "document \(document) does not exist",
                                   details: ["document": document.rawValue])
             }
-            try directory.createOnConnect(document, owner: user, entry: entry)
-            publish(.created(document, owner: user))
-            return .owner
+            do {
+                try directory.createOnConnect(document, owner: user, entry: entry)
+                publish(.created(document, owner: user))
+                return .owner
+            } catch where error.code == .documentExists && options.clustered {
+                // Another node of the cluster created it since we looked: join it as
+                // whoever its access row says we are.
+                directory.access.forgetCached(document)
+            }
         }
         guard let role = try directory.access.role(of: user, on: document) else {
             throw AccordError(.docAccessDenied, "no access to document \(document)", details: ["document": document.rawValue])
@@ -359,12 +379,18 @@ final class SyncHub: @unchecked Sendable {
     /// writes nothing and leaves no room behind.
     func loadRoom(_ document: DocumentID) throws(AccordError) -> Room {
         if let loaded = rooms[document] { return loaded.room }
-        let doc = try documents.load(document)
+        let doc: Doc
+        var through: UInt64?
+        if options.clustered {
+            (doc, through) = try documents.loadShared(document)
+        } else {
+            doc = try documents.load(document)
+        }
         let metadata = try documents.metadata(document)
         let room = Room(
             id: document, doc: doc, storedBytes: metadata.size, maxDocumentBytes: options.maxDocumentBytes,
             now: options.now())
-        rooms[document] = LoadedRoom(room: room, idleSince: nil)
+        rooms[document] = LoadedRoom(room: room, idleSince: nil, through: through)
         updateGauges()
         return room
     }

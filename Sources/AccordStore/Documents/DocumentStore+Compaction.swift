@@ -35,8 +35,8 @@ extension DocumentStore {
         if let shared = options.shared {
             // Another process may fold this document too: hold its fold lock from the
             // read to the commit, so no fold ever commits over a newer one.
-            guard try shared.foldLock.tryLock(id) else { return .superseded }
-            defer { shared.foldLock.unlock(id) }
+            guard try shared.documentLock.tryLock(id) else { return .superseded }
+            defer { shared.documentLock.unlock(id) }
             return try foldContent(id, lowPriority: lowPriority)
         }
         return try foldContent(id, lowPriority: lowPriority)

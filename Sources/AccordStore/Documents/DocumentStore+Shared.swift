@@ -12,18 +12,23 @@ public import AccordCRDT
 ///   counts (each process would overwrite the others'); a load reads the log, then the
 ///   metadata, then the snapshot, so a fold committed between the reads is never half
 ///   seen (a snapshot is always a superset of the entries a fold removed).
-/// - **Folds** hold ``foldLock`` for the document from reading its content to
-///   committing, so two processes never fold one document at once.
+/// - **Folds** hold ``documentLock`` for the document from reading its content to
+///   committing, so two processes never fold one document at once. A caller that must
+///   check and create as one step across processes (the server's directory) holds it
+///   too.
 public struct SharedStorage: Sendable {
-    public var foldLock: any DocumentFoldLock
-    public init(foldLock: any DocumentFoldLock) { self.foldLock = foldLock }
+    public var documentLock: any SharedDocumentLock
+    public init(documentLock: any SharedDocumentLock) { self.documentLock = documentLock }
 }
 
 /// A lock per document shared by every process on the storage (a PostgreSQL advisory
-/// lock, for instance).
-public protocol DocumentFoldLock: Sendable {
+/// lock, for instance). Within one process it may be re-entrant: callers exclude each
+/// other in-process by other means.
+public protocol SharedDocumentLock: Sendable {
     /// Takes the lock without waiting; false when another process holds it.
     func tryLock(_ id: DocumentID) throws(AccordError) -> Bool
+    /// Takes the lock, waiting for another process to release it.
+    func lock(_ id: DocumentID) throws(AccordError)
     func unlock(_ id: DocumentID)
 }
 
