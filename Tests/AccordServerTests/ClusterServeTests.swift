@@ -166,6 +166,50 @@ import AccordTesting
         for client in [onB, owner, ownerOnB] { client.close() }
     }
 
+    /// The notice is a hint, the log the truth: an entry committed without a notice
+    /// (as if the notice had been lost) reaches a node's clients once the node's LISTEN
+    /// connection is cut and re-established, which makes every open room read its log.
+    @Test func aNodeCatchesUpFromTheLogAfterItsListenConnectionIsLost() async throws {
+        var cluster = try Cluster()
+        defer { cluster.drop() }
+        try cluster.start(0)
+        try cluster.start(1)
+        #expect(try await recordsCall(
+            port: cluster.nodes[0].port, "POST", "/v1/documents", token: cluster.token, body: #"{"id":"quiet"}"#).status == 201)
+        let document: DocumentID = "quiet"
+        let watcher = try await cluster.client(on: 1, document)
+        try await eventually("the watcher joined") {
+            watcher.frames.contains { if case .sync(.step2) = $0.frame { true } else { false } }
+        }
+
+        // Straight into the tables, with no notice: only a catch-up can find it.
+        let writer = Doc()
+        try writer.getText("t").insert(0, "unannounced")
+        let database = try PostgresConnection(url: cluster.url)
+        let log: PostgresValue = .text("doc.log")
+        let head = try database.query(
+            """
+            INSERT INTO \(cluster.schema).accord_log_heads AS h (category, key, last) VALUES ($1, $2, 1)
+            ON CONFLICT (category, key) DO UPDATE SET last = h.last + 1 RETURNING last
+            """, [log, .text("quiet")]).firstInt64 ?? 0
+        _ = try database.query(
+            "INSERT INTO \(cluster.schema).accord_logs (category, key, sequence, value) VALUES ($1, $2, $3, $4)",
+            [log, .text("quiet"), .int64(head), .bytes([0] + writer.encodeStateAsUpdate())])
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(watcher.text(document) == "", "arrived without a notice or a resync")
+
+        let cut = try database.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1", [.text("LISTEN \"\(cluster.schema)\"")])
+        #expect(cut.rows.count == 2, "one LISTEN connection per node")
+        try await eventually("the entry after the resync") { watcher.text(document) == "unannounced" }
+        // The feed works again afterwards: an edit through A reaches B's client.
+        let onA = try await cluster.client(on: 0, document)
+        try await eventually("A's client synced") { onA.text(document) == "unannounced" }
+        onA.edit(document) { doc in try! doc.getText("t").insert(0, "then ") }
+        try await eventually("a notified edit after the reconnect") { watcher.text(document) == "then unannounced" }
+        for client in [watcher, onA] { client.close() }
+    }
+
     /// A single node holds the schema exclusively and cluster nodes share it, so the
     /// two kinds never write one schema at once.
     @Test func singleNodesAndClusterNodesDoNotMix() throws {
