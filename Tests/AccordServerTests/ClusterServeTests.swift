@@ -210,6 +210,36 @@ import AccordTesting
         for client in [watcher, onA] { client.close() }
     }
 
+    /// Awareness set through one node reaches the clients of the others, and its
+    /// removal (the client leaving) does too.
+    @Test func awarenessCrossesNodes() async throws {
+        var cluster = try Cluster()
+        defer { cluster.drop() }
+        try cluster.start(0)
+        try cluster.start(1)
+        #expect(try await recordsCall(
+            port: cluster.nodes[0].port, "POST", "/v1/documents", token: cluster.token, body: #"{"id":"cursors"}"#).status == 201)
+        let document: DocumentID = "cursors"
+        let onA = try await cluster.client(on: 0, document)
+        let onB = try await cluster.client(on: 1, document)
+        for client in [onA, onB] {
+            try await eventually("joined") {
+                client.frames.contains { if case .sync(.step2) = $0.frame { true } else { false } }
+            }
+        }
+        let ada = AwarenessUpdate.Entry(clientID: 4242, clock: 1, state: .string("ada at 3"))
+        onA.send(.awareness(AwarenessUpdate([ada]).encode()), document: document)
+        func seen(_ client: SyncTestClient, state: AnyValue?) -> Bool {
+            client.awarenessUpdates.contains { bytes in
+                (try? AwarenessUpdate.decode(bytes).entries.contains { $0.clientID == 4242 && $0.state == state }) == true
+            }
+        }
+        try await eventually("ada's cursor on B") { seen(onB, state: .string("ada at 3")) }
+        onA.close()
+        try await eventually("ada's removal on B") { seen(onB, state: nil) }
+        onB.close()
+    }
+
     /// A single node holds the schema exclusively and cluster nodes share it, so the
     /// two kinds never write one schema at once.
     @Test func singleNodesAndClusterNodesDoNotMix() throws {

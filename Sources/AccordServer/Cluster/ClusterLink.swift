@@ -10,6 +10,8 @@ public enum ClusterEvent: Sendable {
     case appended(DocumentID, first: UInt64, last: UInt64, fromThisNode: Bool)
     /// Another node changed who may access the document, or deleted it.
     case accessChanged(DocumentID)
+    /// Awareness entries another node accepted from its clients (an awareness update).
+    case awareness(DocumentID, [UInt8])
 }
 
 /// The connection between the nodes of a cluster (PostgreSQL LISTEN/NOTIFY in
@@ -24,6 +26,9 @@ public protocol ClusterLink: AnyObject, Sendable {
     /// it), so they re-check their connections to it. Best effort: a lost announcement
     /// leaves the other nodes' connections as they were until they reconnect.
     func announceAccessChanged(_ id: DocumentID)
+    /// Sends awareness entries this node accepted to the other nodes, without waiting
+    /// (ephemeral: one that cannot be sent is dropped; clients renew their state).
+    func publishAwareness(_ id: DocumentID, _ update: [UInt8])
     /// Whether events flow right now (for `/readyz`).
     var isConnected: Bool { get }
 }

@@ -38,6 +38,10 @@ public final class Room {
     private var wholeDocument: [UInt8]?
     private var updateSubscription: Subscription?
 
+    /// On a node of a cluster: awareness changes accepted here also come back as
+    /// ``RoomAction/publishAwareness(_:)`` for the other nodes.
+    public var publishesAwareness = false
+
     /// The origin of updates the server applies, so observers can tell them apart.
     public static let origin = Origin("accord.server")
 
@@ -90,7 +94,17 @@ public final class Room {
         order.removeAll { $0 == connection }
         acks.drop(connection)
         guard let update = presence.removeEntries(of: connection, now: now) else { return [] }
-        return order.map { .send($0, .awareness(update)) }
+        return order.map { .send($0, .awareness(update)) } + (publishesAwareness ? [.publishAwareness(update)] : [])
+    }
+
+    /// Applies awareness entries another node of a cluster accepted from its clients
+    /// and relays what changed to every member here. Entries a connection of this node
+    /// owns, and the server's own id, are left alone.
+    public func applyRemoteAwareness(_ bytes: [UInt8], now: UInt64) -> [RoomAction] {
+        guard let update = try? AwarenessUpdate.decode(bytes),
+            let relayed = presence.receiveRemote(update, now: now)
+        else { return [] }
+        return order.map { .send($0, .awareness(relayed)) }
     }
 
     /// The connection that owns awareness client id `client` (whose state it set).
@@ -346,6 +360,7 @@ public final class Room {
             for other in order where other != connection {
                 actions.append(.send(other, .awareness(relayed)))
             }
+            if publishesAwareness { actions.append(.publishAwareness(relayed)) }
         }
         return actions
     }

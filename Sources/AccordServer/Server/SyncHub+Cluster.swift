@@ -13,6 +13,9 @@ extension SyncHub {
             switch event {
             case .resync:
                 for id in rooms.keys.sorted() { catchUp(id) }
+            case .awareness(let id, let update):
+                guard let room = rooms[id]?.room else { return }
+                perform(room.applyRemoteAwareness(update, now: options.now()), in: room)
             case .accessChanged(let id):
                 // Another node changed the rows or deleted the document: what this node
                 // cached about it is stale.

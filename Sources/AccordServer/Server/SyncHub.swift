@@ -390,6 +390,7 @@ final class SyncHub: @unchecked Sendable {
         let room = Room(
             id: document, doc: doc, storedBytes: metadata.size, maxDocumentBytes: options.maxDocumentBytes,
             now: options.now())
+        room.publishesAwareness = options.clustered
         rooms[document] = LoadedRoom(room: room, idleSince: nil, through: through)
         updateGauges()
         return room
@@ -416,6 +417,8 @@ final class SyncHub: @unchecked Sendable {
                 } catch {
                     perform([.error(from, error)], in: room)
                 }
+            case .publishAwareness(let update):
+                options.cluster?.publishAwareness(room.id, update)
             case .ack(let id, let through):
                 guard let connection = connections[id],
                       let frame = try? AccordMessage.ack(documentID: room.id.rawValue, through: through).frame(),

@@ -19,6 +19,7 @@ final class PostgresClusterLink: ClusterLink, @unchecked Sendable {
     private let lock = NSLock()
     private var listener: PostgresListener?
     private let announcer: PostgresConnection
+    private let awarenessQueue = DispatchQueue(label: "accord.cluster.awareness")
 
     init(url: String, schema: String, writer: [UInt8]) throws(AccordError) {
         self.url = url
@@ -41,6 +42,33 @@ final class PostgresClusterLink: ClusterLink, @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Awareness goes out on a queue of its own, so the sync queue never waits for it.
+    /// A NOTIFY payload must stay under 8000 bytes: larger updates are not sent (their
+    /// clients' state reaches other nodes' clients at the next smaller renewal).
+    func publishAwareness(_ id: DocumentID, _ update: [UInt8]) {
+        let payload = "awr " + Self.hex(writer) + " " + Self.hex(Array(id.rawValue.utf8)) + " " + Self.hex(update)
+        guard payload.utf8.count < 7900 else { return }
+        awarenessQueue.async { [self] in
+            lock.locked {
+                do throws(AccordError) {
+                    _ = try announcer.query("SELECT pg_notify($1, $2)", [.text(schema), .text(payload)])
+                } catch {
+                    _ = try? announcer.reconnect()
+                }
+            }
+        }
+    }
+
+    /// An `awr` payload from another node: the document and the awareness update.
+    private static func awarenessNotice(_ payload: String, ignoring writer: [UInt8]) -> (DocumentID, [UInt8])? {
+        let fields = payload.split(separator: " ")
+        guard fields.count == 4, fields[0] == "awr", let from = PostgresLogNotice.hex(fields[1]), from != writer,
+            let key = PostgresLogNotice.hex(fields[2]), let update = PostgresLogNotice.hex(fields[3]),
+            let id = try? DocumentID(stored: String(decoding: key, as: UTF8.self))
+        else { return nil }
+        return (id, update)
     }
 
     private static func hex(_ bytes: [UInt8]) -> String {
@@ -66,6 +94,10 @@ final class PostgresClusterLink: ClusterLink, @unchecked Sendable {
             case .lost(let reason):
                 Output.error("accord serve: cluster feed lost (\(reason)); reconnecting")
             case .notification(let payload):
+                if let (id, update) = Self.awarenessNotice(payload, ignoring: writer) {
+                    handler(.awareness(id, update))
+                    return
+                }
                 if let id = Self.accessNotice(payload, ignoring: writer) {
                     handler(.accessChanged(id))
                     return
