@@ -211,8 +211,8 @@ import AccordTesting
     }
 
     /// Awareness set through one node reaches the clients of the others, and its
-    /// removal (the client leaving) does too.
-    @Test func awarenessCrossesNodes() async throws {
+    /// removal (the client leaving) does too; so do broadcasts.
+    @Test func awarenessAndBroadcastsCrossNodes() async throws {
         var cluster = try Cluster()
         defer { cluster.drop() }
         try cluster.start(0)
@@ -235,6 +235,12 @@ import AccordTesting
             }
         }
         try await eventually("ada's cursor on B") { seen(onB, state: .string("ada at 3")) }
+        // Broadcasts too, with the sender the first node verified.
+        let broadcast = try AccordMessage.broadcast(documentID: "cursors", topic: "cursor", payload: #"{"at":3}"#, sender: nil)
+        onA.send(try broadcast.frame(), document: document)
+        try await eventually("the broadcast on B") { !onB.broadcasts.isEmpty }
+        #expect(onB.broadcasts == [.broadcast(documentID: "cursors", topic: "cursor", payload: #"{"at":3}"#, sender: "dev")])
+        #expect(onA.broadcasts.isEmpty)
         onA.close()
         try await eventually("ada's removal on B") { seen(onB, state: nil) }
         onB.close()

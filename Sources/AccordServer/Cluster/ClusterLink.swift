@@ -12,6 +12,8 @@ public enum ClusterEvent: Sendable {
     case accessChanged(DocumentID)
     /// Awareness entries another node accepted from its clients (an awareness update).
     case awareness(DocumentID, [UInt8])
+    /// A broadcast a member sent through another node.
+    case broadcast(DocumentID, topic: String, payload: String, sender: String)
 }
 
 /// The connection between the nodes of a cluster (PostgreSQL LISTEN/NOTIFY in
@@ -29,6 +31,8 @@ public protocol ClusterLink: AnyObject, Sendable {
     /// Sends awareness entries this node accepted to the other nodes, without waiting
     /// (ephemeral: one that cannot be sent is dropped; clients renew their state).
     func publishAwareness(_ id: DocumentID, _ update: [UInt8])
+    /// Sends a broadcast to the other nodes, without waiting (ephemeral, like awareness).
+    func publishBroadcast(_ id: DocumentID, topic: String, payload: String, sender: String)
     /// Whether events flow right now (for `/readyz`).
     var isConnected: Bool { get }
 }

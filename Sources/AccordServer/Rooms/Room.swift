@@ -39,7 +39,8 @@ public final class Room {
     private var updateSubscription: Subscription?
 
     /// On a node of a cluster: awareness changes accepted here also come back as
-    /// ``RoomAction/publishAwareness(_:)`` for the other nodes.
+    /// ``RoomAction/publishAwareness(_:)``, and broadcasts as
+    /// ``RoomAction/publishBroadcast(topic:payload:sender:)``, for the other nodes.
     public var publishesAwareness = false
 
     /// The origin of updates the server applies, so observers can tell them apart.
@@ -331,7 +332,17 @@ public final class Room {
         } catch {
             return [.error(connection, error)]
         }
-        return order.filter { $0 != connection }.map { .send($0, frame) }
+        let relayed: [RoomAction] = order.filter { $0 != connection }.map { .send($0, frame) }
+        return publishesAwareness ? relayed + [.publishBroadcast(topic: topic, payload: payload, sender: sender)] : relayed
+    }
+
+    /// Relays a broadcast a member of this document sent through another node of a
+    /// cluster to every member here.
+    public func applyRemoteBroadcast(topic: String, payload: String, sender: String) -> [RoomAction] {
+        guard let frame = try? AccordMessage.broadcast(documentID: id.rawValue, topic: topic, payload: payload, sender: sender)
+            .frame()
+        else { return [] }
+        return order.map { .send($0, frame) }
     }
 
     /// Applies the entries this connection may change (``RoomAwareness``) and relays

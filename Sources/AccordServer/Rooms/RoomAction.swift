@@ -16,6 +16,8 @@ public enum RoomAction: Hashable, Sendable {
     /// Awareness entries that changed here (an awareness update), for the other nodes
     /// of a cluster; nothing to do on a single node.
     case publishAwareness([UInt8])
+    /// A broadcast a member sent here, for the other nodes of a cluster.
+    case publishBroadcast(topic: String, payload: String, sender: String)
 }
 
 /// An update a client sent with an Accord sequence number, waiting to be durable.

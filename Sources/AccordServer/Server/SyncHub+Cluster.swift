@@ -16,6 +16,9 @@ extension SyncHub {
             case .awareness(let id, let update):
                 guard let room = rooms[id]?.room else { return }
                 perform(room.applyRemoteAwareness(update, now: options.now()), in: room)
+            case .broadcast(let id, let topic, let payload, let sender):
+                guard let room = rooms[id]?.room else { return }
+                perform(room.applyRemoteBroadcast(topic: topic, payload: payload, sender: sender), in: room)
             case .accessChanged(let id):
                 // Another node changed the rows or deleted the document: what this node
                 // cached about it is stale.

@@ -419,6 +419,8 @@ final class SyncHub: @unchecked Sendable {
                 }
             case .publishAwareness(let update):
                 options.cluster?.publishAwareness(room.id, update)
+            case .publishBroadcast(let topic, let payload, let sender):
+                options.cluster?.publishBroadcast(room.id, topic: topic, payload: payload, sender: sender)
             case .ack(let id, let through):
                 guard let connection = connections[id],
                       let frame = try? AccordMessage.ack(documentID: room.id.rawValue, through: through).frame(),

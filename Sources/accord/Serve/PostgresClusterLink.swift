@@ -48,7 +48,16 @@ final class PostgresClusterLink: ClusterLink, @unchecked Sendable {
     /// A NOTIFY payload must stay under 8000 bytes: larger updates are not sent (their
     /// clients' state reaches other nodes' clients at the next smaller renewal).
     func publishAwareness(_ id: DocumentID, _ update: [UInt8]) {
-        let payload = "awr " + Self.hex(writer) + " " + Self.hex(Array(id.rawValue.utf8)) + " " + Self.hex(update)
+        publish("awr " + Self.hex(writer) + " " + Self.hex(Array(id.rawValue.utf8)) + " " + Self.hex(update))
+    }
+
+    func publishBroadcast(_ id: DocumentID, topic: String, payload: String, sender: String) {
+        publish(["bcs", Self.hex(writer), Self.hex(Array(id.rawValue.utf8)), Self.hex(Array(topic.utf8)),
+                 Self.hex(Array(payload.utf8)), Self.hex(Array(sender.utf8))].joined(separator: " "))
+    }
+
+    /// Sends an ephemeral notice, unless it is too large for NOTIFY.
+    private func publish(_ payload: String) {
         guard payload.utf8.count < 7900 else { return }
         awarenessQueue.async { [self] in
             lock.locked {
@@ -59,6 +68,20 @@ final class PostgresClusterLink: ClusterLink, @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// A `bcs` payload from another node: document, topic, payload and sender.
+    private static func broadcastNotice(
+        _ payload: String, ignoring writer: [UInt8]
+    ) -> (id: DocumentID, topic: String, payload: String, sender: String)? {
+        let fields = payload.split(separator: " ", omittingEmptySubsequences: false)
+        guard fields.count == 6, fields[0] == "bcs", let from = PostgresLogNotice.hex(fields[1]), from != writer,
+            let key = PostgresLogNotice.hex(fields[2]), let topic = PostgresLogNotice.hex(fields[3]),
+            let body = PostgresLogNotice.hex(fields[4]), let sender = PostgresLogNotice.hex(fields[5]),
+            let id = try? DocumentID(stored: String(decoding: key, as: UTF8.self))
+        else { return nil }
+        return (id, String(decoding: topic, as: UTF8.self), String(decoding: body, as: UTF8.self),
+                String(decoding: sender, as: UTF8.self))
     }
 
     /// An `awr` payload from another node: the document and the awareness update.
@@ -96,6 +119,10 @@ final class PostgresClusterLink: ClusterLink, @unchecked Sendable {
             case .notification(let payload):
                 if let (id, update) = Self.awarenessNotice(payload, ignoring: writer) {
                     handler(.awareness(id, update))
+                    return
+                }
+                if let notice = Self.broadcastNotice(payload, ignoring: writer) {
+                    handler(.broadcast(notice.id, topic: notice.topic, payload: notice.payload, sender: notice.sender))
                     return
                 }
                 if let id = Self.accessNotice(payload, ignoring: writer) {
