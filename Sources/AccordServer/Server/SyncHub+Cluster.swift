@@ -30,8 +30,13 @@ extension SyncHub {
                 if fromThisNode, first == through + 1 {
                     // Our own appends, right after what the room holds: already applied.
                     rooms[id]?.through = last
-                } else {
-                    catchUp(id)
+                } else if rooms[id]?.catchUpQueued == false {
+                    // Behind the notices already queued: a burst of them costs one read.
+                    rooms[id]?.catchUpQueued = true
+                    queue.async { [self] in
+                        rooms[id]?.catchUpQueued = false
+                        catchUp(id)
+                    }
                 }
             }
         }

@@ -42,6 +42,9 @@ final class SyncHub: @unchecked Sendable {
         /// In a cluster: the shared log position the room's document holds everything
         /// up to (see SyncHub+Cluster.swift).
         var through: UInt64?
+        /// A catch-up of this room is queued: later notices wait for it (one read serves
+        /// every notice that arrived before it runs).
+        var catchUpQueued = false
     }
 
     let queue = DispatchQueue(label: "accord.sync")
