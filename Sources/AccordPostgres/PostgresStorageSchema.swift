@@ -18,7 +18,8 @@ import AccordCRDT
 /// in ascending order and a reader never sees a later entry before an earlier one. The
 /// writer's numbers are only a floor (a log written before it was shared continues
 /// after them). Each append notifies the schema's channel (`log <writer> <category>
-/// <key> <first> <last>`, hex names), delivered at the commit.
+/// <key> <first> <last> <entries>`, hex names; the entries, comma-separated hex, only
+/// when under 3000 bytes together), delivered at the commit.
 enum PostgresStorageSchema {
     /// The layout this code reads and writes (`accord_meta.version`).
     /// Layout 2 added `accord_log_heads` and `accord_append_shared` (shared logs, for a
@@ -86,7 +87,7 @@ enum PostgresStorageSchema {
         END $$;
         CREATE OR REPLACE FUNCTION \(schema).accord_append_shared(c bytea, k bytea, s bigint[], v bytea[], w bytea)
         RETURNS bigint LANGUAGE plpgsql AS $$
-        DECLARE head bigint; n int := cardinality(v);
+        DECLARE head bigint; n int := cardinality(v); carried text := '';
         BEGIN
             INSERT INTO \(schema).accord_log_heads AS h (category, key, last)
                 VALUES (c, k, greatest(s[1] - 1, (SELECT coalesce(max(sequence), 0) FROM \(schema).accord_logs
@@ -95,8 +96,13 @@ enum PostgresStorageSchema {
                 RETURNING last INTO head;
             INSERT INTO \(schema).accord_logs (category, key, sequence, value)
                 SELECT c, k, head - n + entry.i, entry.v FROM unnest(v) WITH ORDINALITY AS entry(v, i);
+            -- Small entries ride along (NOTIFY payloads stop at 8000 bytes), so a node
+            -- that holds everything before them needs no read.
+            IF (SELECT sum(octet_length(x)) FROM unnest(v) AS x) < 3000 THEN
+                carried := (SELECT string_agg(encode(x, 'hex'), ',' ORDER BY i) FROM unnest(v) WITH ORDINALITY AS e(x, i));
+            END IF;
             PERFORM pg_notify('\(schema)', concat_ws(' ', 'log', encode(w, 'hex'), encode(c, 'hex'),
-                encode(k, 'hex'), head - n + 1, head));
+                encode(k, 'hex'), head - n + 1, head, carried));
             RETURN head - n + 1;
         END $$;
         DELETE FROM \(schema).accord_writers WHERE touched < now() - interval '7 days';

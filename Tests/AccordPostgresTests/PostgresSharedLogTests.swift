@@ -104,6 +104,9 @@ import AccordStore
         #expect(notice?.category == StorageCategory("doc.log"))
         #expect(notice?.key == "notes")
         #expect(notice?.first == 3 && notice?.last == 5)
+        let carried = PostgresLogNotice(payload: "log 0aff 646f632e6c6f67 6e6f746573 3 4 0001,02")
+        #expect(carried?.values == [[0, 1], [2]])
+        #expect(PostgresLogNotice(payload: "log 0aff 646f632e6c6f67 6e6f746573 3 5 0001,02") == nil, "three entries, two values")
         for bad in ["", "log", "log 0a 00 00 5 3", "log zz 00 00 1 1", "log 0 00 00 1 1", "acl 00 00 00 1 1", "log 00 00 00 x 1"] {
             #expect(PostgresLogNotice(payload: bad) == nil, "\(bad)")
         }

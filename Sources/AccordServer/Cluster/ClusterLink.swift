@@ -6,8 +6,9 @@ public enum ClusterEvent: Sendable {
     /// open room reads what its document's log gained since it last looked.
     case resync
     /// Entries `first...last` were committed to the shared log of a document;
-    /// `fromThisNode` when this node wrote them (its rooms hold them already).
-    case appended(DocumentID, first: UInt64, last: UInt64, fromThisNode: Bool)
+    /// `fromThisNode` when this node wrote them (its rooms hold them already). `updates`
+    /// are their updates when they were small enough to come along.
+    case appended(DocumentID, first: UInt64, last: UInt64, fromThisNode: Bool, updates: [[UInt8]]?)
     /// Another node changed who may access the document, or deleted it.
     case accessChanged(DocumentID)
     /// Awareness entries another node accepted from its clients (an awareness update).

@@ -45,6 +45,8 @@ public final class ServerMetrics: @unchecked Sendable {
     func refused(_ limit: ServerLimit) { update { limitRefusals[limit, default: 0] += 1 } }
     /// One catch-up read of a shared log that brought `updates` updates.
     func clusterApplied(_ updates: Int) { update { clusterReads += 1; clusterUpdates += updates } }
+    /// Updates applied straight from a notice (no read).
+    func clusterCarried(_ updates: Int) { update { clusterUpdates += updates } }
     func readOutbound(from source: @escaping @Sendable () -> OutboundStatistics) { update { outbound = source } }
     func readNotifications(from source: @escaping @Sendable () -> NotificationOutbox.Statistics) {
         update { notifications = source }

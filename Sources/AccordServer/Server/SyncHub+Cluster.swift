@@ -1,3 +1,4 @@
+import AccordCRDT
 import AccordStore
 
 /// Following the other nodes of a cluster: each open room remembers the shared log
@@ -25,11 +26,22 @@ extension SyncHub {
                 documents.forgetCached(id)
                 directory.access.forgetCached(id)
                 recheckAccess(id)
-            case .appended(let id, let first, let last, let fromThisNode):
-                guard let through = rooms[id]?.through, last > through else { return }
+            case .appended(let id, let first, let last, let fromThisNode, let updates):
+                guard let loaded = rooms[id], let through = loaded.through, last > through else { return }
                 if fromThisNode, first == through + 1 {
                     // Our own appends, right after what the room holds: already applied.
                     rooms[id]?.through = last
+                } else if let updates, first == through + 1, !loaded.catchUpQueued {
+                    // Right after what the room holds, and carried in the notice: no read.
+                    for update in updates {
+                        do throws(AccordError) {
+                            perform(try loaded.room.applyRemote(update), in: loaded.room)
+                        } catch {
+                            metrics.error(error.code.rawValue)
+                        }
+                    }
+                    rooms[id]?.through = last
+                    metrics.clusterCarried(updates.count)
                 } else if rooms[id]?.catchUpQueued == false {
                     // Behind the notices already queued: a burst of them costs one read.
                     rooms[id]?.catchUpQueued = true

@@ -36,6 +36,12 @@ extension DocumentStore {
     /// The category of documents' logs, for an adapter told which logs are shared.
     public static let sharedLogCategory = DocumentCategories.log
 
+    /// The update in a stored entry of a document's log (as a cluster notice carries
+    /// it), nil for bytes that are not one.
+    public static func sharedLogUpdate(_ value: [UInt8]) -> [UInt8]? {
+        try? LogEntryFormat.decode(value, document: DocumentID(stored: "entry"), sequence: 0).update
+    }
+
     /// Updates stored for a document after a position of its shared log, and the
     /// position they reach.
     public struct SharedChanges: Sendable {

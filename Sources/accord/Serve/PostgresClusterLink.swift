@@ -133,7 +133,12 @@ final class PostgresClusterLink: ClusterLink, @unchecked Sendable {
                     notice.category == DocumentStore.sharedLogCategory,
                     let id = try? DocumentID(stored: notice.key)
                 else { return }
-                handler(.appended(id, first: notice.first, last: notice.last, fromThisNode: notice.writer == writer))
+                let updates = notice.values.flatMap { values -> [[UInt8]]? in
+                    let decoded = values.map(DocumentStore.sharedLogUpdate)
+                    return decoded.allSatisfy { $0 != nil } ? decoded.map { $0! } : nil
+                }
+                handler(.appended(
+                    id, first: notice.first, last: notice.last, fromThisNode: notice.writer == writer, updates: updates))
             }
         }
         lock.locked { listener = started }
