@@ -4,7 +4,7 @@ SHELL := /bin/bash
 
 SOAK_TIMEOUT ?= 3600
 
-.PHONY: deps build test bench soak run clean
+.PHONY: deps build test bench soak run cluster clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -34,6 +34,14 @@ run: deps
 	@echo "REST:    curl -H 'Authorization: Bearer <dev token>' http://127.0.0.1:$(PORT)/v1/documents/<document>"
 	@echo
 	"$$(swift build --show-bin-path)/accord" serve --dev --host 127.0.0.1 --port $(PORT) --data .build/run-data
+
+# Two `accord serve --cluster` nodes (ports $(PORT) and $(PORT)+1) on a throwaway
+# PostgreSQL, with one printed dev token for both; Ctrl-C stops them and removes the
+# database. NODES=3 for three.
+NODES ?= 2
+cluster: deps
+	swift build --product accord
+	@bash scripts/cluster.sh "$$(swift build --show-bin-path)/accord" $(PORT) $(NODES)
 
 clean:
 	swift package clean

@@ -52,6 +52,10 @@ public final class PostgresConnection {
     /// The server process serving this connection (`pg_backend_pid()`), 0 when none.
     public var backendPID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
 
+    /// Opens a new connection in place of the current one (after a failure a caller
+    /// does not retry through an adapter).
+    public func reconnect() throws(AccordError) { try connect() }
+
     /// Opens a new connection (closing the old one), runs the setup and prepares the
     /// registered statements.
     func connect() throws(AccordError) {

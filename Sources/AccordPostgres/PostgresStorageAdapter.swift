@@ -28,18 +28,30 @@ public final class PostgresStorageAdapter: StorageAdapter {
     public let schema: String
     public let blobDirectory: BlobDirectory?
 
-    /// Identifies this adapter's row in `accord_writers`.
-    private let writerID: [UInt8]
+    /// Logs that several adapters append to at once (a cluster's document logs):
+    /// PostgreSQL numbers their entries, and each append notifies the schema's channel
+    /// (see ``PostgresStorageSchema``). Empty for one node.
+    public let sharedLogs: Set<StorageCategory>
+
+    /// Identifies this adapter's row in `accord_writers`, and its appends in notifications.
+    public let writerID: [UInt8]
     private var batchNumber: Int64 = 0
 
     /// How many times a batch or read is tried before its failure is thrown.
     static let maxAttempts = 5
 
     /// Connects to `url` and uses (creating it if needed) `schema`.
-    public init(url: String, schema: String = "accord", blobDirectory: BlobDirectory? = nil) throws(AccordError) {
+    /// Connects to `url` and uses (creating it if needed) `schema`. Appends to a log in
+    /// `sharedLogs` take the next numbers PostgreSQL gives that log, whatever sequence
+    /// the batch names (which only orders them and is a floor), so several adapters may
+    /// append to one log without colliding.
+    public init(
+        url: String, schema: String = "accord", blobDirectory: BlobDirectory? = nil, sharedLogs: Set<StorageCategory> = []
+    ) throws(AccordError) {
         try PostgresStorageSchema.checkName(schema)
         self.schema = schema
         self.blobDirectory = blobDirectory
+        self.sharedLogs = sharedLogs
         var generator = SystemRandomNumberGenerator()
         writerID = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
         connection = try PostgresConnection(url: url, setup: "SET search_path TO \(schema)")
@@ -122,7 +134,7 @@ public final class PostgresStorageAdapter: StorageAdapter {
 
     public func commit(_ batch: [StorageOperation]) throws {
         guard !batch.isEmpty else { return }
-        var calls = try Self.calls(for: batch)
+        var calls = try Self.calls(for: batch, sharedLogs: sharedLogs, writer: writerID)
         batchNumber += 1
         calls.append(("mark_batch", [.bytes(writerID), .int64(batchNumber)]))
         try run(calls, batch: batchNumber)
@@ -131,7 +143,7 @@ public final class PostgresStorageAdapter: StorageAdapter {
     public func wipeAll() throws {
         batchNumber += 1
         try run(
-            [("wipe_records", []), ("wipe_logs", []), ("mark_batch", [.bytes(writerID), .int64(batchNumber)])],
+            [("wipe_records", []), ("wipe_logs", []), ("wipe_heads", []), ("mark_batch", [.bytes(writerID), .int64(batchNumber)])],
             batch: batchNumber)
         // After the rows, as the SQLite adapter does: a crash in between leaves files no
         // index names (collected later), never an index naming a removed file.
@@ -169,12 +181,28 @@ public final class PostgresStorageAdapter: StorageAdapter {
     /// The statements for a batch, in its order. Consecutive appends to one log become
     /// one `append` call with arrays; their order is checked here (strictly increasing),
     /// and against the log's last entry by PostgreSQL.
-    static func calls(for batch: [StorageOperation]) throws(AccordError) -> [(name: String, parameters: [PostgresValue])] {
+    ///
+    /// Appends to a shared log become `append_shared` calls, and the batch starts by
+    /// locking the heads of every shared log it appends to in one order (category, then
+    /// key bytes), so two batches over the same documents wait for each other instead
+    /// of deadlocking (which PostgreSQL would only notice after `deadlock_timeout`).
+    static func calls(
+        for batch: [StorageOperation], sharedLogs: Set<StorageCategory> = [], writer: [UInt8] = []
+    ) throws(AccordError) -> [(name: String, parameters: [PostgresValue])] {
         var calls: [(name: String, parameters: [PostgresValue])] = []
         var run: (category: StorageCategory, key: String, sequences: [Int64], values: [[UInt8]])?
+        var sharedKeys: [StorageCategory: Set<[UInt8]>] = [:]
         func endRun() {
             guard let current = run else { return }
-            calls.append(("append", [name(current.category), .text(current.key), .int64Array(current.sequences), .bytesArray(current.values)]))
+            if sharedLogs.contains(current.category) {
+                sharedKeys[current.category, default: []].insert(Array(current.key.utf8))
+                calls.append(("append_shared", [
+                    name(current.category), .text(current.key), .int64Array(current.sequences),
+                    .bytesArray(current.values), .bytes(writer),
+                ]))
+            } else {
+                calls.append(("append", [name(current.category), .text(current.key), .int64Array(current.sequences), .bytesArray(current.values)]))
+            }
             run = nil
         }
         for operation in batch {
@@ -211,7 +239,10 @@ public final class PostgresStorageAdapter: StorageAdapter {
             }
         }
         endRun()
-        return calls
+        let locks = sharedKeys.sorted { $0.key < $1.key }.map { category, keys in
+            (name: "lock_heads", parameters: [name(category), PostgresValue.bytesArray(keys.sorted { $0.lexicographicallyPrecedes($1) })])
+        }
+        return locks + calls
     }
 
     /// A category as a statement parameter (`bytea`, compared byte for byte).

@@ -10,9 +10,21 @@ import AccordCRDT
 /// is one call of `accord_append` with arrays: the order check once, then one
 /// multi-row insert, rather than a function call per entry (which made a flush of many
 /// keystrokes cost a server-side round of PL/pgSQL each).
+///
+/// **Shared logs** (a cluster's document logs, which several nodes append to) are
+/// numbered by PostgreSQL instead: `accord_log_heads` keeps each log's highest number
+/// ever given (truncation never lowers it, so a number is never reused), and its row
+/// lock, held to the commit, orders concurrent appenders, so per log the numbers commit
+/// in ascending order and a reader never sees a later entry before an earlier one. The
+/// writer's numbers are only a floor (a log written before it was shared continues
+/// after them). Each append notifies the schema's channel (`log <writer> <category>
+/// <key> <first> <last> <entries>`, hex names; the entries, comma-separated hex, only
+/// when under 3000 bytes together), delivered at the commit.
 enum PostgresStorageSchema {
     /// The layout this code reads and writes (`accord_meta.version`).
-    static let version: Int64 = 1
+    /// Layout 2 added `accord_log_heads` and `accord_append_shared` (shared logs, for a
+    /// cluster); a layout-1 schema is brought up to it on open, nothing rewritten.
+    static let version: Int64 = 2
 
     /// A schema name we create and put in SQL text: lower-case letters, digits and `_`,
     /// starting with a letter or `_`, at most 63 bytes (PostgreSQL's identifier limit).
@@ -39,6 +51,7 @@ enum PostgresStorageSchema {
         CREATE TABLE IF NOT EXISTS \(schema).accord_meta (version bigint NOT NULL);
         INSERT INTO \(schema).accord_meta (version)
             SELECT \(version) WHERE NOT EXISTS (SELECT 1 FROM \(schema).accord_meta);
+        UPDATE \(schema).accord_meta SET version = \(version) WHERE version < \(version);
         CREATE TABLE IF NOT EXISTS \(schema).accord_records (
             category bytea NOT NULL, key bytea NOT NULL, value bytea NOT NULL,
             PRIMARY KEY (category, key));
@@ -57,6 +70,40 @@ enum PostgresStorageSchema {
             END IF;
             INSERT INTO \(schema).accord_logs (category, key, sequence, value)
                 SELECT c, k, entry.s, entry.v FROM unnest(s, v) AS entry(s, v);
+        END $$;
+        CREATE TABLE IF NOT EXISTS \(schema).accord_log_heads (
+            category bytea NOT NULL, key bytea NOT NULL, last bigint NOT NULL,
+            PRIMARY KEY (category, key));
+        CREATE OR REPLACE FUNCTION \(schema).accord_lock_heads(c bytea, ks bytea[]) RETURNS void
+        LANGUAGE plpgsql AS $$
+        DECLARE k bytea;
+        BEGIN
+            FOREACH k IN ARRAY ks LOOP
+                INSERT INTO \(schema).accord_log_heads (category, key, last)
+                    VALUES (c, k, (SELECT coalesce(max(sequence), 0) FROM \(schema).accord_logs
+                                   WHERE category = c AND key = k))
+                    ON CONFLICT (category, key) DO UPDATE SET last = accord_log_heads.last;
+            END LOOP;
+        END $$;
+        CREATE OR REPLACE FUNCTION \(schema).accord_append_shared(c bytea, k bytea, s bigint[], v bytea[], w bytea)
+        RETURNS bigint LANGUAGE plpgsql AS $$
+        DECLARE head bigint; n int := cardinality(v); carried text := '';
+        BEGIN
+            INSERT INTO \(schema).accord_log_heads AS h (category, key, last)
+                VALUES (c, k, greatest(s[1] - 1, (SELECT coalesce(max(sequence), 0) FROM \(schema).accord_logs
+                                                  WHERE category = c AND key = k)) + n)
+                ON CONFLICT (category, key) DO UPDATE SET last = greatest(h.last, s[1] - 1) + n
+                RETURNING last INTO head;
+            INSERT INTO \(schema).accord_logs (category, key, sequence, value)
+                SELECT c, k, head - n + entry.i, entry.v FROM unnest(v) WITH ORDINALITY AS entry(v, i);
+            -- Small entries ride along (NOTIFY payloads stop at 8000 bytes), so a node
+            -- that holds everything before them needs no read.
+            IF (SELECT sum(octet_length(x)) FROM unnest(v) AS x) < 3000 THEN
+                carried := (SELECT string_agg(encode(x, 'hex'), ',' ORDER BY i) FROM unnest(v) WITH ORDINALITY AS e(x, i));
+            END IF;
+            PERFORM pg_notify('\(schema)', concat_ws(' ', 'log', encode(w, 'hex'), encode(c, 'hex'),
+                encode(k, 'hex'), head - n + 1, head, carried));
+            RETURN head - n + 1;
         END $$;
         DELETE FROM \(schema).accord_writers WHERE touched < now() - interval '7 days';
         COMMIT;
@@ -79,10 +126,13 @@ enum PostgresStorageSchema {
             """),
         ("delete", "DELETE FROM accord_records WHERE category = $1 AND key = $2"),
         ("append", "SELECT accord_append($1, $2, $3::bigint[], $4::bytea[])"),
+        ("append_shared", "SELECT accord_append_shared($1, $2, $3::bigint[], $4::bytea[], $5)"),
+        ("lock_heads", "SELECT accord_lock_heads($1, $2::bytea[])"),
         ("truncate_log", "DELETE FROM accord_logs WHERE category = $1 AND key = $2 AND sequence <= $3"),
         ("delete_log", "DELETE FROM accord_logs WHERE category = $1 AND key = $2"),
         ("wipe_records", "DELETE FROM accord_records"),
         ("wipe_logs", "DELETE FROM accord_logs"),
+        ("wipe_heads", "DELETE FROM accord_log_heads"),
         ("register_writer", "INSERT INTO accord_writers (id, batch) VALUES ($1, 0)"),
         ("forget_writer", "DELETE FROM accord_writers WHERE id = $1"),
         ("mark_batch", "UPDATE accord_writers SET batch = $2, touched = now() WHERE id = $1"),

@@ -22,6 +22,13 @@ enum BenchCommand {
               a 100 MB blob unless --blob-mb). With --postgres, the document measurements
               run again on the PostgreSQL adapter (trace store-postgres:...), same run.
 
+          accord-bench cluster [--postgres URL] [--quick] [--seconds N] [--clients N] [--documents N]
+              many_documents on 1 node with SQLite, 1 node with PostgreSQL, and 2 and 3
+              `accord serve --cluster` nodes on PostgreSQL (URL or $ACCORD_POSTGRES_URL;
+              scripts/postgres.sh starts one). Each document's clients take turns over the
+              nodes: msgs_per_s, p50_ms, p99_ms (all deliveries), cross_p50_ms and
+              cross_p99_ms (sender and receiver on different nodes), rss_bytes_per_node,
+              pg_transactions_per_edit (pg_stat_database commits+rollbacks over edits sent).
           accord-bench server [--target accord|pycrdt|both] [--quick] [--only a,b] [options]
               Load on a sync server started as a subprocess, driven over the y-websocket
               protocol by clients on one WebSocketClientPool; run from the repository root.
@@ -128,6 +135,8 @@ enum BenchCommand {
             return 0
         case "server":
             return try ServerBenchmark.parse(rest).run()
+        case "cluster":
+            return try ClusterBenchmark.parse(rest).run()
         case "client":
             return try ClientBenchmark.parse(rest).run()
         case "codegen":

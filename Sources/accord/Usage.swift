@@ -106,7 +106,7 @@ enum Usage {
 
         Usage:
           accord serve [--host <addr>] [--port <n>] [--data <dir>] [--dev | --secret-file <file>]
-                       [--postgres <url> [--postgres-schema <name>]]
+                       [--postgres <url> [--postgres-schema <name>] [--cluster]]
                        [--no-create-on-connect] [--max-frame-bytes <n>] [--max-document-bytes <n>]
                        [--max-messages-per-second <n>] [--max-queued-bytes <n>] [--max-header-bytes <n>]
                        [--max-request-body-bytes <n>] [--header-timeout <seconds>]
@@ -131,6 +131,9 @@ enum Usage {
                         derived records indexes. See docs/deployment.md
           --postgres-schema
                         the schema to use (default accord; created if missing)
+          --cluster     run as one node of several on the same PostgreSQL schema: edits
+                        reach the other nodes' clients (docs/deployment.md, Cluster).
+                        Without it a second node on a schema refuses to start
           --dev         create (once) a secret in <data>/dev.secret and print a token
                         for user "dev" as 'dev token: <token>'
           --no-create-on-connect

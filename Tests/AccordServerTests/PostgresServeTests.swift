@@ -41,7 +41,7 @@ import AccordTesting
         #expect(read.status == 200)
         #expect(read.record["title"] as? String == "in postgres")
 
-        // Until the cluster lands, a second server on the same schema refuses to start.
+        // Without --cluster, a second server on the same schema refuses to start.
         let third = try TemporaryDirectory()
         let refused = #expect(throws: (any Error).self) {
             _ = try ServeProcess(dataDirectory: third.path, extraArguments: postgres)

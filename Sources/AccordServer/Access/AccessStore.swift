@@ -70,6 +70,12 @@ public final class AccessStore: Sendable {
         try state.withLock { cache throws(AccordError) in try write(access, for: id, cache: &cache) }
     }
 
+    /// Drops the cached row of `id`, so the next read goes to the storage (another node
+    /// of a cluster changed it).
+    public func forgetCached(_ id: DocumentID) {
+        try? state.withLock { cache throws(AccordError) in cache[id] = nil }
+    }
+
     /// Removes a document's access row; removing a row that does not exist is not an error.
     public func removeAccess(_ id: DocumentID) throws(AccordError) {
         try state.withLock { cache throws(AccordError) in

@@ -84,13 +84,25 @@ extension DocumentDirectory {
 
     /// An entry whose access row never names it (a crash, a refused change) is ignored
     /// when listing.
+    ///
+    /// In a cluster another node may take the same next number between our read and our
+    /// append; the storage refuses the second append (PostgreSQL: `AC001` when the other
+    /// committed first, `23505` when both were in flight), which is then read and tried
+    /// again with the next number. On one node this never happens.
     private func append(_ id: DocumentID, to category: StorageCategory, of user: String) throws(AccordError) -> UInt64 {
         access.listing.lock()
         defer { access.listing.unlock() }
-        return try access.storage.withAdapter { adapter in
-            let sequence = (try adapter.lastSequence(category, key: user) ?? 0) + 1
-            try adapter.commit([.append(category, key: user, sequence: sequence, value: Array(id.rawValue.utf8))])
-            return sequence
+        var attempt = 1
+        while true {
+            do {
+                return try access.storage.withAdapter { adapter in
+                    let sequence = (try adapter.lastSequence(category, key: user) ?? 0) + 1
+                    try adapter.commit([.append(category, key: user, sequence: sequence, value: Array(id.rawValue.utf8))])
+                    return sequence
+                }
+            } catch where attempt < 8 && ["AC001", "23505"].contains(error.details["sqlstate"] ?? "") {
+                attempt += 1
+            }
         }
     }
 }

@@ -115,6 +115,15 @@ public struct DocumentDirectory: Sendable {
         _ id: DocumentID, access row: DocumentAccess, beforeDocument: () throws(AccordError) -> Void = {},
         title: String, tags: [String], created: Date? = nil
     ) throws(AccordError) -> DocumentMetadata {
+        // In a cluster another node may be creating the same id: check and create under
+        // the document's cluster-wide lock, against the storage rather than the cache.
+        let clusterLock = documents.options.shared?.documentLock
+        if let clusterLock {
+            try clusterLock.lock(id)
+            documents.forgetCached(id)
+            access.forgetCached(id)
+        }
+        defer { clusterLock?.unlock(id) }
         if try documents.contains(id) {
             throw AccordError(.documentExists, "document \(id) already exists", details: ["document": id.rawValue])
         }

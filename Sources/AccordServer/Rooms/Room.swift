@@ -38,6 +38,11 @@ public final class Room {
     private var wholeDocument: [UInt8]?
     private var updateSubscription: Subscription?
 
+    /// On a node of a cluster: awareness changes accepted here also come back as
+    /// ``RoomAction/publishAwareness(_:)``, and broadcasts as
+    /// ``RoomAction/publishBroadcast(topic:payload:sender:)``, for the other nodes.
+    public var publishesAwareness = false
+
     /// The origin of updates the server applies, so observers can tell them apart.
     public static let origin = Origin("accord.server")
 
@@ -90,7 +95,17 @@ public final class Room {
         order.removeAll { $0 == connection }
         acks.drop(connection)
         guard let update = presence.removeEntries(of: connection, now: now) else { return [] }
-        return order.map { .send($0, .awareness(update)) }
+        return order.map { .send($0, .awareness(update)) } + (publishesAwareness ? [.publishAwareness(update)] : [])
+    }
+
+    /// Applies awareness entries another node of a cluster accepted from its clients
+    /// and relays what changed to every member here. Entries a connection of this node
+    /// owns, and the server's own id, are left alone.
+    public func applyRemoteAwareness(_ bytes: [UInt8], now: UInt64) -> [RoomAction] {
+        guard let update = try? AwarenessUpdate.decode(bytes),
+            let relayed = presence.receiveRemote(update, now: now)
+        else { return [] }
+        return order.map { .send($0, .awareness(relayed)) }
     }
 
     /// The connection that owns awareness client id `client` (whose state it set).
@@ -278,6 +293,18 @@ public final class Room {
         return (update, relayed)
     }
 
+    /// Applies an update another node of a cluster stored (read back from the shared
+    /// log): nothing to persist or refuse, since it is durable already; what it
+    /// integrated goes to every member. One this room already holds sends nothing.
+    public func applyRemote(_ update: [UInt8]) throws(AccordError) -> [RoomAction] {
+        integrated = nil
+        defer { integrated = nil }
+        try doc.applyUpdate(update, origin: Self.origin)
+        guard let integrated else { return [] }
+        documentBytes += update.count
+        return order.map { .send($0, .sync(.update(integrated))) }
+    }
+
     /// Records that the driver appended an update under `storeSequence`.
     public func persisted(storeSequence: UInt64, ack: PendingAck?, now: UInt64) {
         acks.record(storeSequence: storeSequence, ack: ack, now: now)
@@ -305,7 +332,17 @@ public final class Room {
         } catch {
             return [.error(connection, error)]
         }
-        return order.filter { $0 != connection }.map { .send($0, frame) }
+        let relayed: [RoomAction] = order.filter { $0 != connection }.map { .send($0, frame) }
+        return publishesAwareness ? relayed + [.publishBroadcast(topic: topic, payload: payload, sender: sender)] : relayed
+    }
+
+    /// Relays a broadcast a member of this document sent through another node of a
+    /// cluster to every member here.
+    public func applyRemoteBroadcast(topic: String, payload: String, sender: String) -> [RoomAction] {
+        guard let frame = try? AccordMessage.broadcast(documentID: id.rawValue, topic: topic, payload: payload, sender: sender)
+            .frame()
+        else { return [] }
+        return order.map { .send($0, frame) }
     }
 
     /// Applies the entries this connection may change (``RoomAwareness``) and relays
@@ -334,6 +371,7 @@ public final class Room {
             for other in order where other != connection {
                 actions.append(.send(other, .awareness(relayed)))
             }
+            if publishesAwareness { actions.append(.publishAwareness(relayed)) }
         }
         return actions
     }

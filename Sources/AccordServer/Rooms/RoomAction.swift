@@ -13,6 +13,11 @@ public enum RoomAction: Hashable, Sendable {
     case persist(update: [UInt8], from: ConnectionID, ack: PendingAck?)
     /// Tell a connection that its updates through `through` are durably stored.
     case ack(ConnectionID, through: UInt64)
+    /// Awareness entries that changed here (an awareness update), for the other nodes
+    /// of a cluster; nothing to do on a single node.
+    case publishAwareness([UInt8])
+    /// A broadcast a member sent here, for the other nodes of a cluster.
+    case publishBroadcast(topic: String, payload: String, sender: String)
 }
 
 /// An update a client sent with an Accord sequence number, waiting to be durable.

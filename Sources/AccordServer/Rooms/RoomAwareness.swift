@@ -95,6 +95,14 @@ struct RoomAwareness {
         return receipt
     }
 
+    /// Applies entries another node of a cluster accepted (its own rules held there):
+    /// those of ids no connection here owns; what changed, encoded, or nil.
+    mutating func receiveRemote(_ update: AwarenessUpdate, now: UInt64) -> [UInt8]? {
+        let foreign = update.entries.filter { $0.clientID != awareness.localClientID && owners[$0.clientID] == nil }
+        let change = awareness.apply(AwarenessUpdate(foreign), now: now)
+        return change.isUpdate ? awareness.encodeUpdate(clients: change.clients) : nil
+    }
+
     /// Removes the entries `connection` owns (it left the room); the removal to send
     /// to everyone else, nil if it owned none.
     mutating func removeEntries(of connection: ConnectionID, now: UInt64) -> [UInt8]? {

@@ -95,6 +95,10 @@ public final class AccordServer: Sendable {
         /// The wait after a failed webhook attempt doubles from this, up to the maximum.
         public var notificationRetryInitialMilliseconds: Int64 = 1000
         public var notificationRetryMaxMilliseconds: Int64 = 3_600_000
+        /// Set on every node of a cluster (several servers on one shared store, see
+        /// docs/deployment.md): how the node hears of the others' appends. The store must
+        /// be opened with ``DocumentStore/Options/shared``.
+        public var cluster: (any ClusterLink)?
         /// Milliseconds since the epoch; tests may substitute a clock.
         public var now: @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) }
 
@@ -112,6 +116,7 @@ public final class AccordServer: Sendable {
     public let notifications: NotificationOutbox
     private let webhook: WebhookDelivery?
     private let hub: SyncHub
+    private let cluster: (any ClusterLink)?
     private let monitor: DashboardMonitor
     private let server: WebSocketServer
 
@@ -146,7 +151,8 @@ public final class AccordServer: Sendable {
                 roomIdleMilliseconds: UInt64(configuration.roomIdleSeconds * 1000),
                 now: configuration.now,
                 maxConnectionsPerUser: configuration.maxConnectionsPerUser,
-                maxPartialBytesPerUser: configuration.maxPartialBytesPerUser),
+                maxPartialBytesPerUser: configuration.maxPartialBytesPerUser,
+                cluster: configuration.cluster),
             metrics: metrics,
             authenticate: { request throws(AccordError) in
                 let claims = try tokens.authenticate(request)
@@ -164,9 +170,13 @@ public final class AccordServer: Sendable {
         }
         // Ready = the storage answers a read now (for PostgreSQL, a round trip); a load
         // balancer stops sending new connections to a node whose database is gone.
-        routes.add(.get, "/readyz") { [storage = documents.storage] _ in
+        routes.add(.get, "/readyz") { [storage = documents.storage, cluster = configuration.cluster] _ in
             do throws(AccordError) {
                 _ = try storage.withAdapter { try $0.read(StorageCategory("server.ready"), key: "probe") }
+                if let cluster, !cluster.isConnected {
+                    return RESTError.response(AccordError(
+                        .serverNotReady, "not listening for the other cluster nodes' updates (reconnecting)"))
+                }
                 return HTTPResponse(status: 200, contentType: "application/json", body: Array(#"{"status":"ready"}"#.utf8))
             } catch {
                 return RESTError.response(AccordError(.serverNotReady, "the storage does not answer: \(error.message)"))
@@ -279,11 +289,13 @@ public final class AccordServer: Sendable {
             }
         }
         hub.start()
+        configuration.cluster?.start { event in hub.clusterEvent(event) }
         monitor.start(observing: documents)
         do {
             server = try WebSocketServer(network)
         } catch {
             monitor.stop()
+            configuration.cluster?.stop()
             try? hub.stop()
             collector.stop()
             if let webhook { Task { await webhook.stop() } }
@@ -296,6 +308,7 @@ public final class AccordServer: Sendable {
         self.webhook = webhook
         self.port = server.port
         self.hub = hub
+        self.cluster = configuration.cluster
         self.metrics = metrics
         self.directory = directory
         self.blobs = blobs
@@ -311,6 +324,7 @@ public final class AccordServer: Sendable {
         let hub = self.hub
         // First, so no delivery starts while the rest stops (an attempt cut short stays queued).
         await webhook?.stop()
+        cluster?.stop()
         let stopped = await withCheckedContinuation { (done: CheckedContinuation<Result<Void, AccordError>, Never>) in
             DispatchQueue.global().async {
                 done.resume(returning: Result { () throws(AccordError) in try hub.stop() })

@@ -16,6 +16,10 @@ public final class ServerMetrics: @unchecked Sendable {
     private var persistBuckets = [Int](repeating: 0, count: ServerMetrics.persistBounds.count)
     private var persistCount = 0
     private var persistSumMilliseconds: UInt64 = 0
+    /// Updates read from the shared log that other nodes of a cluster wrote (or this
+    /// one, when a catch-up reread them), and catch-up reads.
+    private var clusterUpdates = 0
+    private var clusterReads = 0
     /// The network layer's outbound queues, read when the metrics are: they change on
     /// every send and write, which this lock need not see.
     private var outbound: (@Sendable () -> OutboundStatistics)?
@@ -39,6 +43,10 @@ public final class ServerMetrics: @unchecked Sendable {
     func error(_ code: String) { update { errors[code, default: 0] += 1 } }
     /// A request, connection or message refused by one of the caps.
     func refused(_ limit: ServerLimit) { update { limitRefusals[limit, default: 0] += 1 } }
+    /// One catch-up read of a shared log that brought `updates` updates.
+    func clusterApplied(_ updates: Int) { update { clusterReads += 1; clusterUpdates += updates } }
+    /// Updates applied straight from a notice (no read).
+    func clusterCarried(_ updates: Int) { update { clusterUpdates += updates } }
     func readOutbound(from source: @escaping @Sendable () -> OutboundStatistics) { update { outbound = source } }
     func readNotifications(from source: @escaping @Sendable () -> NotificationOutbox.Statistics) {
         update { notifications = source }
@@ -135,6 +143,10 @@ public final class ServerMetrics: @unchecked Sendable {
         histogram.append("accord_persist_latency_milliseconds_count \(persistCount)")
         metric("accord_persist_latency_milliseconds", "histogram",
                "Time from appending an update to it being durable.", histogram)
+        metric("accord_cluster_log_reads_total", "counter", "Reads of a shared document log after another node's notice (cluster).",
+               ["accord_cluster_log_reads_total \(clusterReads)"])
+        metric("accord_cluster_updates_applied_total", "counter", "Updates read back from shared document logs and applied to open rooms (cluster).",
+               ["accord_cluster_updates_applied_total \(clusterUpdates)"])
         metric("accord_notifications_pending", "gauge", "Notifications in the outbox, waiting for the webhook (or for one to be configured).",
                ["accord_notifications_pending \(outbox.pending)"])
         metric("accord_notifications_queued_total", "counter", "Notifications put in the outbox.",

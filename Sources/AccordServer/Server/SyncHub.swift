@@ -22,6 +22,10 @@ final class SyncHub: @unchecked Sendable {
         /// The per-user budget of partially received bytes (enforced by AccordNet),
         /// named in the `QUOTA_EXCEEDED` error.
         var maxPartialBytesPerUser = Int.max
+        /// Set on a node of a cluster: the store is shared with other nodes, rooms
+        /// follow its log, and access changes are announced to the others.
+        var cluster: (any ClusterLink)?
+        var clustered: Bool { cluster != nil }
     }
 
     struct Connection {
@@ -35,6 +39,12 @@ final class SyncHub: @unchecked Sendable {
     struct LoadedRoom {
         let room: Room
         var idleSince: UInt64?
+        /// In a cluster: the shared log position the room's document holds everything
+        /// up to (see SyncHub+Cluster.swift).
+        var through: UInt64?
+        /// A catch-up of this room is queued: later notices wait for it (one read serves
+        /// every notice that arrived before it runs).
+        var catchUpQueued = false
     }
 
     let queue = DispatchQueue(label: "accord.sync")
@@ -138,8 +148,15 @@ final class SyncHub: @unchecked Sendable {
         }
     }
 
-    /// Someone changed who may access `id`: re-check every connection in its room now.
+    /// Someone changed who may access `id` (or deleted it) through this node: re-check
+    /// every connection in its room now, and tell the other nodes of a cluster to.
     func accessChanged(_ id: DocumentID) {
+        options.cluster?.announceAccessChanged(id)
+        recheckAccess(id)
+    }
+
+    /// Re-checks every connection in the room of `id` against the access rows.
+    func recheckAccess(_ id: DocumentID) {
         queue.async { [self] in
             guard let room = rooms[id]?.room else { return }
             for connectionID in room.connections {
@@ -354,9 +371,15 @@ final class SyncHub: @unchecked Sendable {
                 throw AccordError(.documentNotFound, "document \(document) does not exist",
                                   details: ["document": document.rawValue])
             }
-            try directory.createOnConnect(document, owner: user, entry: entry)
-            publish(.created(document, owner: user))
-            return .owner
+            do {
+                try directory.createOnConnect(document, owner: user, entry: entry)
+                publish(.created(document, owner: user))
+                return .owner
+            } catch where error.code == .documentExists && options.clustered {
+                // Another node of the cluster created it since we looked: join it as
+                // whoever its access row says we are.
+                directory.access.forgetCached(document)
+            }
         }
         guard let role = try directory.access.role(of: user, on: document) else {
             throw AccordError(.docAccessDenied, "no access to document \(document)", details: ["document": document.rawValue])
@@ -368,12 +391,19 @@ final class SyncHub: @unchecked Sendable {
     /// writes nothing and leaves no room behind.
     func loadRoom(_ document: DocumentID) throws(AccordError) -> Room {
         if let loaded = rooms[document] { return loaded.room }
-        let doc = try documents.load(document)
+        let doc: Doc
+        var through: UInt64?
+        if options.clustered {
+            (doc, through) = try documents.loadShared(document)
+        } else {
+            doc = try documents.load(document)
+        }
         let metadata = try documents.metadata(document)
         let room = Room(
             id: document, doc: doc, storedBytes: metadata.size, maxDocumentBytes: options.maxDocumentBytes,
             now: options.now())
-        rooms[document] = LoadedRoom(room: room, idleSince: nil)
+        room.publishesAwareness = options.clustered
+        rooms[document] = LoadedRoom(room: room, idleSince: nil, through: through)
         updateGauges()
         return room
     }
@@ -400,6 +430,10 @@ final class SyncHub: @unchecked Sendable {
                 } catch {
                     perform([.error(from, error)], in: room)
                 }
+            case .publishAwareness(let update):
+                options.cluster?.publishAwareness(room.id, update)
+            case .publishBroadcast(let topic, let payload, let sender):
+                options.cluster?.publishBroadcast(room.id, topic: topic, payload: payload, sender: sender)
             case .ack(let id, let through):
                 guard let connection = connections[id],
                       let frame = try? AccordMessage.ack(documentID: room.id.rawValue, through: through).frame(),

@@ -206,7 +206,12 @@ extension DocumentStore {
         var result: [DocumentMetadata] = []
         for case var metadata? in updated {
             metadata.updated = now
-            operations.append(.put(DocumentCategories.metadata, key: metadata.id.rawValue, value: try metadata.encoded()))
+            // Shared storage: the log is the only record of appends (other writers'
+            // metadata puts would overwrite each other's counts); only this process's
+            // cache keeps its own numbers, for acks and compaction thresholds.
+            if options.shared == nil {
+                operations.append(.put(DocumentCategories.metadata, key: metadata.id.rawValue, value: try metadata.encoded()))
+            }
             result.append(metadata)
         }
         guard !result.isEmpty else { return [] }

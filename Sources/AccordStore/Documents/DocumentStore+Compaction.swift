@@ -32,6 +32,17 @@ extension DocumentStore {
     /// In the background (`lowPriority`), replaying and encoding, which hold no lock,
     /// run below the editing threads' priority (see ``CompactionWorker``).
     func fold(_ id: DocumentID, lowPriority: Bool = false) throws(AccordError) -> CompactionResult {
+        if let shared = options.shared {
+            // Another process may fold this document too: hold its fold lock from the
+            // read to the commit, so no fold ever commits over a newer one.
+            guard try shared.documentLock.tryLock(id) else { return .superseded }
+            defer { shared.documentLock.unlock(id) }
+            return try foldContent(id, lowPriority: lowPriority)
+        }
+        return try foldContent(id, lowPriority: lowPriority)
+    }
+
+    private func foldContent(_ id: DocumentID, lowPriority: Bool) throws(AccordError) -> CompactionResult {
         let content = try readContent(id)
         guard !content.log.isEmpty else { return .nothingToCompact }
         let gc = options.garbageCollectOnCompaction
@@ -54,8 +65,9 @@ extension DocumentStore {
 
     /// Commits a fold of `content` into `snapshot`; false when another compaction, an
     /// eviction or a restore changed the snapshot meanwhile. Caller holds `writeLock`.
-    private func commitFold(_ id: DocumentID, _ content: StoredContent, snapshot: [UInt8]) throws(AccordError) -> Bool {
+    func commitFold(_ id: DocumentID, _ content: StoredContent, snapshot: [UInt8]) throws(AccordError) -> Bool {
         try checkOpen()
+        if options.shared != nil { return try commitSharedFold(id, content, snapshot: snapshot) }
         guard var metadata = try readMetadata(id), metadata.isResident,
             metadata.incarnation == content.metadata.incarnation,
             metadata.snapshotSequence == content.metadata.snapshotSequence

@@ -20,7 +20,9 @@ extension DocumentStore {
         let buffered = withLock { buffer.filter { $0.id == id } }
         let content = try readContent(id)
         try Self.replay(content, into: doc)
-        let last = content.log.last?.sequence ?? content.metadata.snapshotSequence
+        // Shared storage numbers the log in the database, not as the buffer did:
+        // apply every buffered update (applying one twice changes nothing).
+        let last = options.shared != nil ? 0 : content.log.last?.sequence ?? content.metadata.snapshotSequence
         for update in buffered where update.sequence > last {
             do {
                 try doc.applyUpdate(update.bytes, origin: Self.storeOrigin)
@@ -38,6 +40,7 @@ extension DocumentStore {
     /// Reads metadata, snapshot and log under one hold of the adapter, and checks that
     /// they agree with each other (a missing record shows up as a mismatch).
     func readContent(_ id: DocumentID) throws(AccordError) -> StoredContent {
+        if options.shared != nil { return try readSharedContent(id) }
         let raw = try storage.withAdapter { adapter -> (metadata: [UInt8]?, snapshot: [UInt8]?, log: [StorageLogEntry]) in
             guard let metadata = try adapter.read(DocumentCategories.metadata, key: id.rawValue) else {
                 return (nil, nil, [])

@@ -25,6 +25,10 @@ extension DocumentStore {
         /// Whether compaction garbage-collects deleted content (as a Yjs `Doc` with
         /// `gc` on does). Turn off to keep deleted content for snapshots and undo.
         public var garbageCollectOnCompaction = true
+        /// Set when other processes append to the same storage at the same time (a
+        /// cluster of servers on one PostgreSQL): see ``SharedStorage``. Nil (the
+        /// default) when this store is the only writer.
+        public var shared: SharedStorage?
         /// The clock for metadata times; injected by tests.
         public var now: @Sendable () -> Date = { Date() }
 

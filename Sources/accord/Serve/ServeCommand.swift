@@ -21,6 +21,10 @@ enum ServeCommand {
         let postgresSchema = try args.removeOption("--postgres-schema") ?? "accord"
         let secretFile = try args.removeOption("--secret-file")
         let dev = args.removeFlag("--dev")
+        let cluster = args.removeFlag("--cluster")
+        if cluster && postgres == nil {
+            throw AccordCommand.usageError("--cluster needs --postgres (the nodes share its database)", help: "accord serve --help")
+        }
         if args.removeFlag("--no-create-on-connect") { configuration.createDocumentsOnConnect = false }
         configuration.maxFrameBytes = try integer(
             args.removeOption("--max-frame-bytes"), "--max-frame-bytes", default: configuration.maxFrameBytes, range: 1024...(1 << 30))
@@ -90,8 +94,19 @@ enum ServeCommand {
         try createDirectory(dataDirectory)
         let secret = try dev ? DevSecret.loadOrCreate(in: dataDirectory) : ServerSecret.load(secretFile: secretFile)
         let tokens = try TokenAuthority(secret: secret)
-        let schemaLock = try postgres.map { url throws(AccordError) in try PostgresSchemaLock(url: url, schema: postgresSchema) }
-        let documents = try openDocuments(dataDirectory: dataDirectory, postgres: postgres, schema: postgresSchema)
+        // One node per schema unless every node runs --cluster: a single node numbers
+        // the log itself, so another node's appends would collide with its own.
+        let schemaLock = try postgres.map { url throws(AccordError) in
+            try PostgresSchemaLock(url: url, schema: postgresSchema, shared: cluster)
+        }
+        let documents: DocumentStore
+        if let postgres, cluster {
+            let node = try openClusterNode(url: postgres, schema: postgresSchema)
+            documents = node.documents
+            configuration.cluster = node.link
+        } else {
+            documents = try openDocuments(dataDirectory: dataDirectory, postgres: postgres, schema: postgresSchema)
+        }
         // The dev user administers a dev server (export and import with the dev token).
         if dev { configuration.adminUsers.insert("dev") }
         let server = try AccordServer(configuration: configuration, documents: documents, tokens: tokens)
@@ -127,6 +142,18 @@ enum ServeCommand {
         let adapter = try PostgresStorageAdapter(url: postgres, schema: schema)
         Output.error("accord serve: documents in PostgreSQL (schema \(schema))")
         return DocumentStore(storage: SerialStorage(adapter))
+    }
+
+    /// One node of a cluster: the store on shared logs (numbered by PostgreSQL), folds
+    /// coordinated by advisory locks, and the LISTEN feed of the other nodes' appends.
+    private static func openClusterNode(url: String, schema: String) throws(AccordError) -> (documents: DocumentStore, link: PostgresClusterLink) {
+        let adapter = try PostgresStorageAdapter(url: url, schema: schema, sharedLogs: [DocumentStore.sharedLogCategory])
+        var options = DocumentStore.Options()
+        options.shared = SharedStorage(documentLock: try PostgresDocumentLock(url: url, schema: schema))
+        Output.error("accord serve: cluster node on PostgreSQL (schema \(schema))")
+        return (
+            DocumentStore(storage: SerialStorage(adapter), options: options),
+            try PostgresClusterLink(url: url, schema: schema, writer: adapter.writerID))
     }
 
     private static func integer(_ value: String?, _ name: String, default fallback: Int, range: ClosedRange<Int>) throws(AccordError) -> Int {

@@ -150,6 +150,8 @@ final class RoomLink {
             if let frame = try? AccordMessage.ack(documentID: room.id.rawValue, through: through).frame() {
                 inFlight.append((false, connection, frame))
             }
+        case .publishAwareness, .publishBroadcast:
+            break  // one server, no cluster
         }
     }
 }
