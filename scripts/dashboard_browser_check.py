@@ -186,6 +186,16 @@ def wait_for(condition, timeout: float, clients=(), step: float = 0.03):
             time.sleep(step)
 
 
+def click(driver, css: str, clients=()) -> bool:
+    """Clicks the element `css` names, finding it again if the live page re-rendered it
+    between the find and the click (a stale element); False if it never could."""
+    def attempt():
+        driver.find_element(By.CSS_SELECTOR, css).click()
+        return True
+    clicked, _ = wait_for(attempt, 5, clients)
+    return bool(clicked)
+
+
 def text_of(driver, css: str) -> str:
     found = driver.find_elements(By.CSS_SELECTOR, css)
     return found[0].text if found else ""
@@ -243,7 +253,7 @@ def main() -> None:
         field = driver.find_element(By.ID, "token")
         field.clear()
         field.send_keys(token)
-        driver.find_element(By.CSS_SELECTOR, "#sign-in-form button[type=submit]").click()
+        click(driver, "#sign-in-form button[type=submit]")
 
     try:
         driver.get(base + "/dashboard")
@@ -283,7 +293,7 @@ def main() -> None:
         alice.pump(0.2)
         shot("documents-1280x800")
 
-        driver.find_element(By.CSS_SELECTOR, f'tr[data-id="{document}"] a').click()
+        click(driver, f'tr[data-id="{document}"] a', clients)
         shown, seconds = wait_for(lambda: "hello dashboard" in text_of(driver, "#content-tree"), 5, clients)
         checks.record("document_shows_text", bool(shown), f"content tree: {text_of(driver, '#content-tree')!r}", seconds)
 
@@ -309,7 +319,7 @@ def main() -> None:
         # Bob's write lands while he holds the grant; after the page revokes it, it does not.
         bob.insert(" bob-before")
         landed, _ = wait_for(lambda: "bob-before" in text_of(driver, "#content-tree"), 5, clients)
-        driver.find_element(By.CSS_SELECTOR, 'button[aria-label="Revoke bob"]').click()
+        click(driver, 'button[aria-label="Revoke bob"]', clients)
         revoked, _ = wait_for(lambda: "done" in text_of(driver, "#action-note") and "bob" not in text_of(driver, "#members"), 5, clients)
         bob.pump(0.3)
         bob.insert(" BOB-AFTER-REVOKE")
