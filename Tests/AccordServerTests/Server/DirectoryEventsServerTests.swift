@@ -83,7 +83,8 @@ import AccordServer
         #expect(entries(carl).first?.action == "deleted" && entries(carl).first?.entry == nil)
 
         _ = try await server.request("DELETE", "/v1/documents/doc/permissions?user=bob", user: "ada")
-        try await eventually("bob revoked") { permissions(bob).count == 3 }
+        // The permission change and the entry are two frames: wait for both.
+        try await eventually("bob revoked") { permissions(bob).count == 3 && entries(bob).count == 4 }
         #expect(permissions(bob).last == "read-write>- revoke")
         #expect(entries(bob).last?.action == "deleted")
 
@@ -109,7 +110,9 @@ import AccordServer
         let bob = try await server.client("bob", document: nil)
         try await eventually("hellos") { !ada.accordMessages.isEmpty && !bob.accordMessages.isEmpty }
         _ = try await server.request("PUT", "/v1/documents/doc/owner", user: "ada", json: ["user": "bob"])
-        try await eventually("both told") { permissions(ada).count == 1 && permissions(bob).count == 1 }
+        try await eventually("both told") {
+            permissions(ada).count == 1 && permissions(bob).count == 1 && !entries(bob).isEmpty
+        }
         #expect(permissions(ada) == ["owner>read-write transfer"])
         #expect(permissions(bob) == ["->owner transfer"])
         #expect(entries(bob).first?.entry?["owner"] as? String == "bob")
