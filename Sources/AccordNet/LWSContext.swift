@@ -15,9 +15,9 @@ final class LWSContext {
     private let protocols: UnsafeMutablePointer<lws_protocols>
     private let strings: [UnsafeMutablePointer<CChar>]
     /// The client vhost's OpenSSL context, ours rather than lws' (lws 4.1 loses track of
-    /// its own when TLS contexts overlap, see `accord_lws_option_do_ssl_global_init`);
-    /// freed after `lws_context_destroy` has freed every connection using it.
-    private let clientSSLContext: OpaquePointer?
+    /// its own when TLS contexts overlap, see `accord_lws_option_do_ssl_global_init`).
+    /// Released after `deinit` has destroyed the lws context and every connection using it.
+    private let clientSSLContext: SSLContext?
 
     /// - Parameters:
     ///   - listen: host and port to listen on; nil for a client-only context.
@@ -27,8 +27,9 @@ final class LWSContext {
     ///     need it make one).
     init(listen: (host: String, port: Int)?, user: UnsafeMutableRawPointer, clientTLS: ClientTLS? = nil) throws(NetError)
     {
-        let clientTLS = listen == nil ? clientTLS : nil
-        try clientTLS?.validate()
+        // A client context given TLS settings can open TLS connections (each asks with
+        // LCCSCF_USE_SSL) through this OpenSSL context.
+        let sslContext = try (listen == nil ? clientTLS : nil).map { trust throws(NetError) in try SSLContext(client: trust) }
         LWSContext.quietLogs
         var strings: [UnsafeMutablePointer<CChar>] = []
         func keep(_ string: String) -> UnsafeMutablePointer<CChar> {
@@ -54,23 +55,13 @@ final class LWSContext {
         // The per-thread buffer lws reads HTTP into (4 KiB by default): a client
         // receiving a large body took one service-loop turn per 4 KiB.
         info.pt_serv_buf_size = 64 * 1024
-        // A client context given TLS settings can open TLS connections (each asks with
-        // LCCSCF_USE_SSL) through this OpenSSL context.
-        var sslContext: OpaquePointer?
-        if let clientTLS {
-            sslContext = clientTLS.trustedCertificatesFile.map { accord_client_ssl_ctx_new($0) }
-                ?? accord_client_ssl_ctx_new(nil)
-            guard sslContext != nil else {
-                protocols.deallocate()
-                strings.forEach { free($0) }
-                let source = clientTLS.trustedCertificatesFile.map { "the certificates in \($0)" } ?? "the system's certificate authorities"
-                throw NetError(.tlsConfiguration, "OpenSSL could not load \(source) (not PEM certificates?)")
-            }
-        }
-        guard let context = lws_create_context(&info) else {
-            sslContext.map { accord_client_ssl_ctx_free($0) }
+        // What lws keeps pointers into, freed here only when no context came of it.
+        func release() {
             protocols.deallocate()
             strings.forEach { free($0) }
+        }
+        guard let context = lws_create_context(&info) else {
+            release()
             throw NetError(.listenFailed, "lws_create_context failed")
         }
 
@@ -99,14 +90,12 @@ final class LWSContext {
             vhostInfo.port = accord_lws_context_port_no_listen()
             if let sslContext {
                 vhostInfo.options |= accord_lws_option_do_ssl_global_init()
-                vhostInfo.provided_client_ssl_ctx = sslContext
+                vhostInfo.provided_client_ssl_ctx = sslContext.pointer
             }
         }
         guard let vhost = lws_create_vhost(context, &vhostInfo) else {
             lws_context_destroy(context)
-            sslContext.map { accord_client_ssl_ctx_free($0) }
-            protocols.deallocate()
-            strings.forEach { free($0) }
+            release()
             let target = listen.map { "\($0.host):\($0.port)" } ?? "client"
             throw NetError(.listenFailed, "lws_create_vhost failed for \(target)")
         }
@@ -119,7 +108,6 @@ final class LWSContext {
 
     deinit {
         lws_context_destroy(pointer)
-        clientSSLContext.map { accord_client_ssl_ctx_free($0) }
         protocols.deinitialize(count: 2)
         protocols.deallocate()
         strings.forEach { free($0) }

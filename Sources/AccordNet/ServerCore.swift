@@ -37,7 +37,7 @@ final class ServerCore: LWSCallbackHandler {
         self.configuration = configuration
         self.mailbox = mailbox
         self.ledger = ledger
-        self.transport = ServerTransport(tls: configuration.tls)
+        self.transport = ServerTransport(tls: configuration.tls, onFailure: configuration.onTLSFailure)
         self.front = HTTPFront(configuration: configuration, transport: transport)
         self.idlePolicy = IdlePolicy(
             pingAfter: configuration.pingAfterSeconds.map { .seconds($0) },

@@ -76,6 +76,9 @@ public final class WebSocketServer: Sendable {
         /// connection's handshake must finish within `headerTimeoutSeconds` like a
         /// request head. nil: plain HTTP and WebSocket.
         public var tls: ServerTLS?
+        /// Told on the service thread of every connection whose TLS failed, besides
+        /// `ServerTLS.onFailure` (the server's metrics count them here). Must return quickly.
+        public var onTLSFailure: @Sendable (NetError) -> Void
         public var onEvent: @Sendable (WebSocketServerEvent) -> Void
 
         public init(
@@ -112,6 +115,7 @@ public final class WebSocketServer: Sendable {
             self.slowConsumerCloseCode = slowConsumerCloseCode
             self.shouldUpgrade = shouldUpgrade
             self.tls = nil
+            self.onTLSFailure = { _ in }
             self.onEvent = onEvent
         }
     }

@@ -27,25 +27,6 @@ static inline uint64_t accord_lws_option_adopt_listen_accept_config(void) {
 /// TLS context created earlier can no longer find its bookkeeping and is never freed.
 static inline uint64_t accord_lws_option_do_ssl_global_init(void) { return LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT; }
 
-/// A client TLS context for one lws vhost (`provided_client_ssl_ctx`), which the caller
-/// owns and frees with `accord_client_ssl_ctx_free` after the lws context is destroyed:
-/// TLS 1.2 or later, the server's certificate checked against the authorities in
-/// `ca_file` (NULL: the system's default locations). lws checks the host name on each
-/// connection. NULL when OpenSSL refuses (an unreadable or empty `ca_file`).
-static inline SSL_CTX *accord_client_ssl_ctx_new(const char *ca_file) {
-    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
-    if (!ctx) return NULL;
-    int loaded = ca_file ? SSL_CTX_load_verify_locations(ctx, ca_file, NULL) : SSL_CTX_set_default_verify_paths(ctx);
-    if (loaded != 1 || SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1) {
-        SSL_CTX_free(ctx);
-        return NULL;
-    }
-    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-    return ctx;
-}
-
-static inline void accord_client_ssl_ctx_free(SSL_CTX *ctx) { SSL_CTX_free(ctx); }
-
 /// `CONTEXT_PORT_NO_LISTEN`: a client-only context opens no listening socket.
 static inline int accord_lws_context_port_no_listen(void) { return CONTEXT_PORT_NO_LISTEN; }
 

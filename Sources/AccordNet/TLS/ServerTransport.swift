@@ -18,8 +18,12 @@ final class ServerTransport {
     /// (one callback at a time on the service thread).
     private var plaintext: UnsafeMutableRawBufferPointer
 
-    init(tls: ServerTLS?) {
+    /// Told of each failed connection after `ServerTLS.onFailure`.
+    private let onFailure: @Sendable (NetError) -> Void
+
+    init(tls: ServerTLS?, onFailure: @escaping @Sendable (NetError) -> Void = { _ in }) {
         self.tls = tls
+        self.onFailure = onFailure
         plaintext = tls == nil
             ? UnsafeMutableRawBufferPointer(start: nil, count: 0)
             : UnsafeMutableRawBufferPointer.allocate(byteCount: TLSSession.recordSize, alignment: 8)
@@ -35,7 +39,7 @@ final class ServerTransport {
     func adopt(_ wsi: OpaquePointer) -> Bool {
         guard let tls else { return true }
         guard let session = TLSSession(context: tls.context) else {
-            tls.onFailure(NetError(.tlsHandshakeFailed, "cannot make a TLS session (out of memory)"))
+            failed(NetError(.tlsHandshakeFailed, "cannot make a TLS session (out of memory)"), tls)
             return false
         }
         sessions[UInt(bitPattern: wsi)] = session
@@ -59,9 +63,14 @@ final class ServerTransport {
             session.closeNotify(wsi)
             return -1
         case .failed(let error):
-            tls.onFailure(error)
+            failed(error, tls)
             return -1
         }
+    }
+
+    private func failed(_ error: NetError, _ tls: ServerTLS) {
+        tls.onFailure(error)
+        onFailure(error)
     }
 
     /// `RAW_WRITEABLE`: ciphertext still waiting goes first; the layer above gets its

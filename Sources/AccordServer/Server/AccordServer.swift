@@ -275,6 +275,7 @@ public final class AccordServer: Sendable {
         // report the grants before the connection could hear of them.
         network.partialBytesGroup = { request in try? tokens.authenticate(request).subject }
         network.tls = configuration.tls
+        network.onTLSFailure = { _ in metrics.tlsFailed() }
         var webhook: WebhookDelivery?
         if let url = configuration.notifyWebhookURL {
             var options = WebhookDelivery.Options(url: url)

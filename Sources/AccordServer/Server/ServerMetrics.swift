@@ -20,6 +20,8 @@ public final class ServerMetrics: @unchecked Sendable {
     /// one, when a catch-up reread them), and catch-up reads.
     private var clusterUpdates = 0
     private var clusterReads = 0
+    /// TLS connections that failed: handshakes that did not finish, records refused.
+    private var tlsFailures = 0
     /// The network layer's outbound queues, read when the metrics are: they change on
     /// every send and write, which this lock need not see.
     private var outbound: (@Sendable () -> OutboundStatistics)?
@@ -47,6 +49,8 @@ public final class ServerMetrics: @unchecked Sendable {
     func clusterApplied(_ updates: Int) { update { clusterReads += 1; clusterUpdates += updates } }
     /// Updates applied straight from a notice (no read).
     func clusterCarried(_ updates: Int) { update { clusterUpdates += updates } }
+    /// A TLS connection failed (`NET_TLS_HANDSHAKE_FAILED`) and was closed.
+    func tlsFailed() { update { tlsFailures += 1 } }
     func readOutbound(from source: @escaping @Sendable () -> OutboundStatistics) { update { outbound = source } }
     func readNotifications(from source: @escaping @Sendable () -> NotificationOutbox.Statistics) {
         update { notifications = source }
@@ -116,17 +120,20 @@ public final class ServerMetrics: @unchecked Sendable {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
             for line in lines { out += line + "\n" }
         }
-        metric("accord_connections", "gauge", "Open sync WebSocket connections.", ["accord_connections \(connections)"])
-        metric("accord_rooms", "gauge", "Documents loaded in memory.", ["accord_rooms \(rooms)"])
-        metric("accord_messages_received_total", "counter", "Sync messages received.", ["accord_messages_received_total \(messagesIn)"])
-        metric("accord_messages_sent_total", "counter", "Sync messages sent.", ["accord_messages_sent_total \(messagesOut)"])
-        metric("accord_bytes_received_total", "counter", "Sync message bytes received.", ["accord_bytes_received_total \(bytesIn)"])
-        metric("accord_bytes_sent_total", "counter", "Sync message bytes sent.", ["accord_bytes_sent_total \(bytesOut)"])
-        metric("accord_queued_bytes", "gauge", "Bytes waiting in connections' outbound queues.",
-               ["accord_queued_bytes \(queues?.queuedBytes ?? 0)"])
-        metric("accord_slow_consumer_closes_total", "counter",
-               "Connections closed with SLOW_CONSUMER: their outbound queue passed the limit.",
-               ["accord_slow_consumer_closes_total \(queues?.slowConsumerCloses ?? 0)"])
+        /// A metric with one unlabelled value.
+        func single(_ name: String, _ type: String, _ help: String, _ value: some Numeric) {
+            metric(name, type, help, ["\(name) \(value)"])
+        }
+        single("accord_connections", "gauge", "Open sync WebSocket connections.", connections)
+        single("accord_rooms", "gauge", "Documents loaded in memory.", rooms)
+        single("accord_messages_received_total", "counter", "Sync messages received.", messagesIn)
+        single("accord_messages_sent_total", "counter", "Sync messages sent.", messagesOut)
+        single("accord_bytes_received_total", "counter", "Sync message bytes received.", bytesIn)
+        single("accord_bytes_sent_total", "counter", "Sync message bytes sent.", bytesOut)
+        single("accord_queued_bytes", "gauge",
+               "Bytes waiting in connections' outbound queues.", queues?.queuedBytes ?? 0)
+        single("accord_slow_consumer_closes_total", "counter",
+               "Connections closed with SLOW_CONSUMER: their outbound queue passed the limit.", queues?.slowConsumerCloses ?? 0)
         metric("accord_errors_total", "counter", "Coded errors sent to clients, by code.",
                errors.keys.sorted().map { "accord_errors_total{code=\"\($0)\"} \(errors[$0]!)" })
         // Every cap is listed, refused or not, so a dashboard sees the series from the start.
@@ -143,20 +150,21 @@ public final class ServerMetrics: @unchecked Sendable {
         histogram.append("accord_persist_latency_milliseconds_count \(persistCount)")
         metric("accord_persist_latency_milliseconds", "histogram",
                "Time from appending an update to it being durable.", histogram)
-        metric("accord_cluster_log_reads_total", "counter", "Reads of a shared document log after another node's notice (cluster).",
-               ["accord_cluster_log_reads_total \(clusterReads)"])
-        metric("accord_cluster_updates_applied_total", "counter", "Updates read back from shared document logs and applied to open rooms (cluster).",
-               ["accord_cluster_updates_applied_total \(clusterUpdates)"])
-        metric("accord_notifications_pending", "gauge", "Notifications in the outbox, waiting for the webhook (or for one to be configured).",
-               ["accord_notifications_pending \(outbox.pending)"])
-        metric("accord_notifications_queued_total", "counter", "Notifications put in the outbox.",
-               ["accord_notifications_queued_total \(outbox.queued)"])
-        metric("accord_notifications_delivered_total", "counter", "Notifications the webhook answered with 2xx.",
-               ["accord_notifications_delivered_total \(outbox.delivered)"])
-        metric("accord_notification_delivery_failures_total", "counter", "Webhook attempts that failed (retried with backoff).",
-               ["accord_notification_delivery_failures_total \(outbox.failedAttempts)"])
-        metric("accord_notifications_dropped_total", "counter", "Notifications dropped: the outbox was full, or one failed every attempt.",
-               ["accord_notifications_dropped_total \(outbox.dropped)"])
+        single("accord_cluster_log_reads_total", "counter",
+               "Reads of a shared document log after another node's notice (cluster).", clusterReads)
+        single("accord_cluster_updates_applied_total", "counter",
+               "Updates read back from shared document logs and applied to open rooms (cluster).", clusterUpdates)
+        single("accord_tls_failures_total", "counter",
+               "TLS connections closed because their handshake failed or a record was refused.", tlsFailures)
+        single("accord_notifications_pending", "gauge",
+               "Notifications in the outbox, waiting for the webhook (or for one to be configured).", outbox.pending)
+        single("accord_notifications_queued_total", "counter", "Notifications put in the outbox.", outbox.queued)
+        single("accord_notifications_delivered_total", "counter",
+               "Notifications the webhook answered with 2xx.", outbox.delivered)
+        single("accord_notification_delivery_failures_total", "counter",
+               "Webhook attempts that failed (retried with backoff).", outbox.failedAttempts)
+        single("accord_notifications_dropped_total", "counter",
+               "Notifications dropped: the outbox was full, or one failed every attempt.", outbox.dropped)
         return out
     }
 }

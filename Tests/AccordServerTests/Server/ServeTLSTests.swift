@@ -5,7 +5,8 @@ import Testing
 
 /// `accord serve --tls-cert --tls-key`, as an operator runs it: wss:// sync for our
 /// client and for stock Yjs clients (pycrdt-websocket), https:// REST, refusal of a
-/// client that does not trust the certificate, and SIGHUP picking up new files.
+/// client that does not trust the certificate (logged and counted in /metrics), and
+/// SIGHUP picking up new files.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct ServeTLSTests {
     private static var clientScript: String {
@@ -88,6 +89,16 @@ struct ServeTLSTests {
         await #expect(throws: NetError.self) {
             _ = try await WebSocketClient.connect(to: "wss://\(base)/v1/sync/tls-doc?token=\(serve.token)")
         }
+        // ... and counted for the operator (the server reads the client's alert on its own time).
+        var failures: Int?
+        for _ in 0..<50 {
+            let metrics = try await http.send(HTTPClientRequest(.get, "https://\(base)/metrics"), timeout: .seconds(10))
+            failures = String(decoding: metrics.body, as: UTF8.self).split(separator: "\n")
+                .first { $0.hasPrefix("accord_tls_failures_total ") }.flatMap { Int($0.split(separator: " ")[1]) }
+            if (failures ?? 0) >= 1 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect((failures ?? 0) >= 1, "accord_tls_failures_total: \(String(describing: failures))")
         swift.close()
         #expect(serve.terminate() == 0)
         let log = (try? String(contentsOfFile: serve.stderrPath, encoding: .utf8)) ?? ""
