@@ -115,7 +115,8 @@ enum Usage {
                        [--max-documents-per-user-per-hour <n>]
                        [--max-partial-bytes-per-user <n>] [--max-blob-bytes <n>]
                        [--blob-quota-per-user <n>] [--blob-grace-seconds <n>] [--admins <user,...>]
-                       [--notify-webhook <url>] [--tls-cert <file> --tls-key <file>]
+                       [--notify-webhook <url> [--notify-webhook-ca <file>]]
+                       [--tls-cert <file> --tls-key <file>]
 
           Serves WebSocket sync on ws://<host>:<port>/v1/sync/<document> (y-websocket
           framing; stock Yjs clients work) and /v1/sync (Accord clients, multiplexed),
@@ -148,11 +149,15 @@ enum Usage {
                         previous certificate stays and the reason goes to stderr. See
                         docs/deployment.md
           --notify-webhook
-                        an http://host[:port]/path URL that receives each notification
-                        (a share with sendEmail, an access request's outcome) as a JSON
-                        POST with an idempotency-key header, retried with backoff until
-                        it answers 2xx. Without it they wait in the outbox (10,000 at
-                        most) and are counted in /metrics. See docs/server-api.md
+                        an http:// or https://host[:port]/path URL that receives each
+                        notification (a share with sendEmail, an access request's
+                        outcome) as a JSON POST with an idempotency-key header, retried
+                        with backoff until it answers 2xx. Without it they wait in the
+                        outbox (10,000 at most) and are counted in /metrics. See
+                        docs/server-api.md
+          --notify-webhook-ca
+                        a PEM file of the authorities an https:// webhook's certificate
+                        must chain to, instead of the system's (a private CA)
           --max-frame-bytes                  largest WebSocket message (16 MiB)
           --max-document-bytes               largest stored document (256 MiB)
           --max-messages-per-second          per connection (500)

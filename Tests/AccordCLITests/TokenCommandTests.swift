@@ -109,7 +109,8 @@ import Testing
         (["token", "--sub", "alice", "extra"], "extra"),
         (["token", "--sub", "alice", "--bogus"], "--bogus"),
         (["token", "--sub", "alice", "--email", "alice@"], "--email"),
-        (["serve", "--notify-webhook", "https://hooks.example/x"], "--notify-webhook"),
+        (["serve", "--notify-webhook", "ftp://hooks.example/x"], "--notify-webhook"),
+        (["serve", "--notify-webhook", "http://hooks.example/x", "--notify-webhook-ca", "/etc/ca.pem"], "--notify-webhook-ca"),
     ]
 
     @Test(arguments: usageErrors) func usageErrorsExitTwo(args: [String], message: String) throws {

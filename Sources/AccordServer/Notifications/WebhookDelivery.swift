@@ -14,8 +14,11 @@ import Foundation
 /// it was and goes out again after a restart, with the same key.
 public final class WebhookDelivery: Sendable {
     public struct Options: Sendable {
-        /// An `http://host[:port]/path` URL (AccordNet's HTTP client speaks plain HTTP).
+        /// An `http://` or `https://host[:port]/path` URL.
         public var url: String
+        /// How an `https://` webhook's certificate is checked: the system's authorities,
+        /// or a private CA's file (`accord serve --notify-webhook-ca`).
+        public var trust: ClientTLS = .system
         public var initialBackoffMilliseconds: Int64 = 1000
         public var maxBackoffMilliseconds: Int64 = 3_600_000
         /// One attempt's limit, from sending to the end of the answer.
@@ -30,16 +33,17 @@ public final class WebhookDelivery: Sendable {
     private let client: HTTPClient
 
     /// Starts delivering at once.
-    /// - Throws: `INVALID_ARGUMENT` for a URL that is not `http://host[:port]/…`;
-    ///   `IO_ERROR` when the HTTP client cannot start.
+    /// - Throws: `INVALID_ARGUMENT` for a URL that is not `http(s)://host[:port]/…`;
+    ///   `IO_ERROR` when the HTTP client cannot start (for `https://`, also when the
+    ///   trusted certificates cannot be loaded).
     public init(outbox: NotificationOutbox, options: Options, now: @escaping @Sendable () -> Int64) throws(AccordError) {
         guard Self.isHTTPURL(options.url) else {
             throw AccordError(
-                .invalidArgument, "the notification webhook must be an http://host[:port]/path URL, not \(options.url)",
+                .invalidArgument, "the notification webhook must be an http(s)://host[:port]/path URL, not \(options.url)",
                 details: ["url": options.url])
         }
         do {
-            client = try HTTPClient(maxResponseSize: 64 << 10)
+            client = try HTTPClient(maxResponseSize: 64 << 10, tls: options.url.hasPrefix("https://") ? options.trust : nil)
         } catch {
             throw AccordError(.ioError, "cannot start the webhook's HTTP client: \(error.message)")
         }
@@ -53,10 +57,11 @@ public final class WebhookDelivery: Sendable {
         await client.stop()
     }
 
-    /// Whether `url` is one the deliverer can POST to (`http://host…`).
+    /// Whether `url` is one the deliverer can POST to (`http://host…` or `https://host…`).
     public static func isHTTPURL(_ url: String) -> Bool {
-        guard url.hasPrefix("http://"),
-            let host = url.dropFirst(7).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first
+        let scheme = url.hasPrefix("https://") ? 8 : url.hasPrefix("http://") ? 7 : 0
+        guard scheme > 0,
+            let host = url.dropFirst(scheme).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first
         else { return false }
         return !host.isEmpty && !url.contains(where: { $0.isWhitespace })
     }

@@ -84,9 +84,12 @@ public final class AccordServer: Sendable {
         /// Where unfinished uploads are kept; nil: inside the storage's blob directory.
         public var blobUploadsDirectory: String?
         /// Where notifications (shares with `sendEmail`, access-request decisions) are
-        /// POSTed (`http://host[:port]/path`); nil: they are kept in the outbox (at most
+        /// POSTed (`http(s)://host[:port]/path`); nil: they are kept in the outbox (at most
         /// ``notificationOutboxCapacity``) and counted in `/metrics`.
         public var notifyWebhookURL: String?
+        /// How an `https://` webhook's certificate is checked (the system's authorities
+        /// unless a private CA's file is given).
+        public var notifyWebhookTrust: ClientTLS = .system
         /// The certificate and key to serve `wss://` and `https://` with (the port is then
         /// TLS only); `ServerTLS.reload()` swaps them for new connections. nil: plain.
         public var tls: ServerTLS?
@@ -279,6 +282,7 @@ public final class AccordServer: Sendable {
         var webhook: WebhookDelivery?
         if let url = configuration.notifyWebhookURL {
             var options = WebhookDelivery.Options(url: url)
+            options.trust = configuration.notifyWebhookTrust
             options.initialBackoffMilliseconds = max(1, configuration.notificationRetryInitialMilliseconds)
             options.maxBackoffMilliseconds = max(options.initialBackoffMilliseconds, configuration.notificationRetryMaxMilliseconds)
             do {

@@ -1,4 +1,5 @@
 import AccordCRDT
+import AccordNet
 import AccordPostgres
 import AccordServer
 import AccordStore
@@ -81,9 +82,15 @@ enum ServeCommand {
         if let webhook = try args.removeOption("--notify-webhook") {
             guard WebhookDelivery.isHTTPURL(webhook) else {
                 throw AccordCommand.usageError(
-                    "--notify-webhook takes an http://host[:port]/path URL, not '\(webhook)'", help: "accord serve --help")
+                    "--notify-webhook takes an http(s)://host[:port]/path URL, not '\(webhook)'", help: "accord serve --help")
             }
             configuration.notifyWebhookURL = webhook
+        }
+        if let authorities = try args.removeOption("--notify-webhook-ca") {
+            guard configuration.notifyWebhookURL?.hasPrefix("https://") == true else {
+                throw AccordCommand.usageError("--notify-webhook-ca goes with an https:// --notify-webhook", help: "accord serve --help")
+            }
+            configuration.notifyWebhookTrust = ClientTLS(trustedCertificatesFile: authorities)
         }
         let tlsCertificate = try args.removeOption("--tls-cert")
         let tlsKey = try args.removeOption("--tls-key")

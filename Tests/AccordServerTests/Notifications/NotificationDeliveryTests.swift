@@ -72,6 +72,57 @@ import AccordTesting
         await receiver.stop()
     }
 
+    @Test func anHTTPSWebhookIsPostedToThroughItsTrustedAuthority() async throws {
+        let pki = try TestPKI()
+        let receiver = try WebhookReceiver(
+            failFirst: 0, tls: try ServerTLS(certificateFile: pki.certificateFile, keyFile: pki.keyFile))
+        #expect(receiver.url.hasPrefix("https://"))
+        let server = try TestServer { configuration in
+            configuration.notifyWebhookURL = receiver.url
+            configuration.notifyWebhookTrust = ClientTLS(trustedCertificatesFile: pki.caFile)
+        }
+        #expect(try await server.request("POST", "/v1/documents", user: "olivia", json: ["id": "plan"]).status == 201)
+        try await Self.share(server, "rita")
+        try await Self.waitUntil { server.server.notifications.pending.isEmpty }
+        let posts = receiver.allPosts
+        #expect(posts.count == 1)
+        let post = try #require(posts.first)
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(post.body)) as? [String: Any])
+        #expect((body["to"] as? [String: String])?["user"] == "rita")
+        #expect(server.server.metrics.render().contains("accord_notifications_delivered_total 1"))
+        try await server.stop()
+        await receiver.stop()
+    }
+
+    @Test func anHTTPSWebhookWhoseCertificateIsNotTrustedGetsNothingAndIsRetried() async throws {
+        let pki = try TestPKI()
+        let receiver = try WebhookReceiver(
+            failFirst: 0, tls: try ServerTLS(certificateFile: pki.certificateFile, keyFile: pki.keyFile))
+        let server = try TestServer { configuration in
+            // The system's authorities: the test CA is not among them.
+            configuration.notifyWebhookURL = receiver.url
+            configuration.notificationRetryInitialMilliseconds = 50
+            configuration.notificationRetryMaxMilliseconds = 50
+        }
+        #expect(try await server.request("POST", "/v1/documents", user: "olivia", json: ["id": "plan"]).status == 201)
+        try await Self.share(server, "rita")
+        try await Self.waitUntil {
+            server.server.metrics.render().contains("accord_notification_delivery_failures_total 2")
+        }
+        #expect(receiver.allPosts.isEmpty, "nothing reaches a receiver whose certificate failed the check")
+        #expect(server.server.notifications.pending.count == 1, "the notification waits for the next attempt")
+        try await server.stop()
+        await receiver.stop()
+    }
+
+    @Test func webhookURLsMustBeHTTPOrHTTPS() {
+        #expect(WebhookDelivery.isHTTPURL("http://hooks.example:8080/accord"))
+        #expect(WebhookDelivery.isHTTPURL("https://mailer.example/accord"))
+        for url in ["ftp://x/y", "https:///path", "http:///x", "http://", "mailer.example/hook", "https://a b/c"] {
+            #expect(!WebhookDelivery.isHTTPURL(url), "\(url)")
+        }
+    }
+
     @Test func withoutAWebhookNotificationsAreKeptBoundedAndCounted() async throws {
         let server = try TestServer { configuration in configuration.notificationOutboxCapacity = 2 }
         #expect(try await server.request("POST", "/v1/documents", user: "olivia", json: ["id": "plan"]).status == 201)
@@ -121,7 +172,5 @@ import AccordTesting
             let base = min(100 * (1 << attempt), 1000)
             #expect(delay >= Int64(base) && delay <= Int64(base + base / 10), "attempt \(attempt + 1): \(delay)")
         }
-        #expect(WebhookDelivery.isHTTPURL("http://hooks.example:8080/accord"))
-        #expect(!WebhookDelivery.isHTTPURL("https://hooks.example/accord") && !WebhookDelivery.isHTTPURL("http:///x"))
     }
 }

@@ -21,18 +21,24 @@ final class WebhookReceiver: @unchecked Sendable {
     /// Key → acted on (once, by construction; the test checks which keys arrived).
     private var effects: [String: Int] = [:]
     private var server: WebSocketServer?
+    private let scheme: String
 
-    var url: String { "http://127.0.0.1:\(lock.withLock { server?.port ?? 0 })/hook" }
+    /// `https://localhost…` when it serves TLS (the test certificate names localhost).
+    var url: String {
+        "\(scheme)://\(scheme == "https" ? "localhost" : "127.0.0.1"):\(lock.withLock { server?.port ?? 0 })/hook"
+    }
 
-    init(failFirst: Int, actBeforeFailing: Bool = false) throws {
+    /// - Parameter tls: serve `https://` with this certificate; nil, plain `http://`.
+    init(failFirst: Int, actBeforeFailing: Bool = false, tls: ServerTLS? = nil) throws {
+        scheme = tls == nil ? "http" : "https"
         failuresLeft = failFirst
         self.actBeforeFailing = actBeforeFailing
         var routes = HTTPRoutes()
         routes.add(.post, "/hook") { [weak self] request in self?.receive(request) ?? HTTPResponse(status: 503, text: "gone\n") }
-        let server = try WebSocketServer(
-            WebSocketServer.Configuration(
-                routes: routes, customHeaders: ["idempotency-key", "accord-delivery-attempt"],
-                shouldUpgrade: { _ in false }))
+        var configuration = WebSocketServer.Configuration(
+            routes: routes, customHeaders: ["idempotency-key", "accord-delivery-attempt"], shouldUpgrade: { _ in false })
+        configuration.tls = tls
+        let server = try WebSocketServer(configuration)
         lock.withLock { self.server = server }
     }
 
