@@ -35,7 +35,7 @@ extension Store {
         }
         joinSplits()
         text.removeLast(text.count - tr.beforeTextCount)
-        valueRuns.removeLast(valueRuns.count - tr.beforeValueRunCount)
+        valuePool.removeLast(valuePool.count - tr.beforeValueCount)
         payloads.removeLast(payloads.count - tr.beforePayloadCount)
         // Cached positions may name removed or joined items.
         for t in types.indices { types[t].clearMarker() }

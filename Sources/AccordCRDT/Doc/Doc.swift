@@ -164,7 +164,7 @@ public final class Doc {
             }
             transaction.ownClient = localClient
             transaction.beforeTextCount = store.text.count
-            transaction.beforeValueRunCount = store.valueRuns.count
+            transaction.beforeValueCount = store.valuePool.count
             transaction.beforePayloadCount = store.payloads.count
             store.splitLog.removeAll()
         }

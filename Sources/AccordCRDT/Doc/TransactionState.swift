@@ -13,7 +13,7 @@ struct TransactionState {
     /// The sizes of the store's content buffers when the transaction began, to which a
     /// failed transaction truncates them (Doc+Rollback.swift).
     var beforeTextCount = 0
-    var beforeValueRunCount = 0
+    var beforeValueCount = 0
     var beforePayloadCount = 0
     /// What this transaction deleted.
     var deletes = LocalDeleteSet()

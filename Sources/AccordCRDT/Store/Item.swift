@@ -8,7 +8,7 @@ let noClient: ClientIndex = .max
 
 /// What an item holds. The payload lives in ``Item/a`` / ``Item/b``:
 /// - `string`: `a` = offset of the item's UTF-16 units in ``Store/text``;
-/// - `any`, `json`: `a` = index in ``Store/valueRuns``, `b` = first element used;
+/// - `any`, `json`: `a` = offset of the item's values in ``Store/valuePool``;
 /// - `binary`, `embed`, `format`, `doc`: `a` = index in ``Store/payloads``;
 /// - `type`: `a` = index in ``Store/types``;
 /// - `deleted`, `gc`: nothing.

@@ -64,5 +64,10 @@ extension Store {
             items[Int(ref)].a = 0
             items[Int(ref)].b = 0
         }
+        if item.kind == .any || item.kind == .json {
+            // Its pool slots stay (offsets are positions), but what they held goes now:
+            // an overwritten record field's string or object is freed, not kept to reload.
+            for slot in Int(item.a)..<Int(item.a + item.length) { valuePool[slot] = .undefined }
+        }
     }
 }

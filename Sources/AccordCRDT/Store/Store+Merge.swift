@@ -26,14 +26,17 @@ extension Store {
                 text.append(contentsOf: combined)
             }
         case .any, .json:
-            if l.a == r.a && l.b + l.length == r.b {
-                break  // already one run
-            } else if Int(l.b + l.length) == valueRuns[Int(l.a)].count {
-                valueRuns[Int(l.a)].append(contentsOf: values(of: r))
-            } else {
-                valueRuns.append(Array(values(of: l)) + values(of: r))
-                items[Int(lRef)].a = UInt32(valueRuns.count - 1)
-                items[Int(lRef)].b = 0
+            if l.a + l.length != r.a {
+                // Not adjacent in the pool: `right`'s values go after `left`'s, moving
+                // `left`'s to the end first unless they are there already. (Arrays, not
+                // slices: a slice of the pool would make the append copy all of it.)
+                if Int(l.a + l.length) != valuePool.count {
+                    let moved = Array(values(of: l))
+                    items[Int(lRef)].a = UInt32(valuePool.count)
+                    valuePool.append(contentsOf: moved)
+                }
+                let appended = Array(values(of: r))
+                valuePool.append(contentsOf: appended)
             }
         default:
             break

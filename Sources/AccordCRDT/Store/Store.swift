@@ -8,8 +8,10 @@ struct Store {
     var freeItems: [ItemRef] = []
     /// UTF-16 units of every string item (each item owns a disjoint range).
     var text: ContiguousArray<UInt16> = []
-    /// Element runs of Any/JSON items (items reference a sub-range).
-    var valueRuns: [[AnyValue]] = []
+    /// Values of every Any/JSON item (each item owns a disjoint range, like `text`). One
+    /// flat pool rather than an array per item: a record's map field is one value, and
+    /// an array of its own cost it a heap block, 3x the value itself.
+    var valuePool: ContiguousArray<AnyValue> = []
     /// Binary, embed, format and doc contents.
     var payloads: [StructContent] = []
     var types: [TypeRecord] = []
@@ -229,7 +231,7 @@ struct Store {
                 splitLog[splitLog.count - 1].rewroteUnits = true
             }
         case .any, .json:
-            right.b = left.b + offset
+            right.a = left.a + offset
         default:
             break
         }
@@ -263,8 +265,7 @@ struct Store {
     }
 
     func values(of item: Item) -> ArraySlice<AnyValue> {
-        let run = valueRuns[Int(item.a)]
-        return run[Int(item.b)..<Int(item.b + item.length)]
+        valuePool[Int(item.a)..<Int(item.a + item.length)]
     }
 
     /// Stores wire content for a new item, returning its kind and payload fields.
@@ -276,11 +277,13 @@ struct Store {
             text.append(contentsOf: units)
             return (.string, offset, 0)
         case .any(let values):
-            valueRuns.append(values)
-            return (.any, UInt32(valueRuns.count - 1), 0)
+            let offset = UInt32(valuePool.count)
+            valuePool.append(contentsOf: values)
+            return (.any, offset, 0)
         case .json(let values):
-            valueRuns.append(values)
-            return (.json, UInt32(valueRuns.count - 1), 0)
+            let offset = UInt32(valuePool.count)
+            valuePool.append(contentsOf: values)
+            return (.json, offset, 0)
         case .binary:
             payloads.append(content)
             return (.binary, UInt32(payloads.count - 1), 0)
