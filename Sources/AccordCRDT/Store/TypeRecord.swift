@@ -8,7 +8,7 @@ struct TypeRecord {
     /// First item of the list part.
     var start: ItemRef = noItem
     /// For each map key, the rightmost item of that key's chain (the current value).
-    var map: [Int32: ItemRef] = [:]
+    var map = KeyMap()
     /// Visible length of the list part (countable, not deleted).
     var length: Int = 0
     /// A cached position: `visible length of all items before markerItem == markerIndex`.
