@@ -67,6 +67,8 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// A body sent piece by piece as the socket takes it (see ``HTTPBodyStream``).
     public var bodyStream: (any HTTPBodyStream)?
+    /// Set by ``deferred(_:)``: the answer comes later (see ``HTTPResponder``).
+    public internal(set) var deferral: HTTPDeferral?
 
     public init(
         status: Int, contentType: String = "application/octet-stream",
@@ -90,7 +92,8 @@ public struct HTTPResponse: Sendable {
 /// Route table: exact method + path to a handler, and prefix routes for paths that carry
 /// parameters (`/v1/documents/` + id). An exact route wins over a prefix route; among
 /// prefix routes the longest prefix wins. A handler runs on the server's service thread
-/// and must return quickly (it must never block on async work).
+/// and must return quickly (it must never block on async work); work that takes long
+/// answers with ``HTTPResponse/deferred(_:)`` and responds from another thread.
 public struct HTTPRoutes: Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
     /// Decides on an upload from its head alone (the request's `body` is empty).

@@ -38,7 +38,9 @@ final class ServerCore: LWSCallbackHandler {
         self.mailbox = mailbox
         self.ledger = ledger
         self.transport = ServerTransport(tls: configuration.tls, onFailure: configuration.onTLSFailure)
-        self.front = HTTPFront(configuration: configuration, transport: transport)
+        self.front = HTTPFront(
+            configuration: configuration, transport: transport,
+            post: { [mailbox] token, response in mailbox.post(.httpResponse(token: token, response)) })
         self.idlePolicy = IdlePolicy(
             pingAfter: configuration.pingAfterSeconds.map { .seconds($0) },
             hangUpAfter: configuration.hangUpAfterSeconds.map { .seconds($0) })
@@ -261,6 +263,8 @@ final class ServerCore: LWSCallbackHandler {
                 // timeout drops the connection (and frees what lws buffered for it).
                 lws_set_timeout(socket.wsi, PENDING_TIMEOUT_USER_OK, Self.slowConsumerGraceSeconds)
                 lws_callback_on_writable(socket.wsi)
+            case .httpResponse(let token, let response):
+                front.answer(token, response)
             }
         }
     }

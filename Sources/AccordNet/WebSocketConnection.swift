@@ -6,6 +6,8 @@ enum ServerCommand: Sendable {
     /// The connection's outbound queue passed `maxQueuedBytes`: drop what it holds and
     /// close it with the slow-consumer code.
     case slowConsumer(connection: UInt64)
+    /// The answer to a deferred HTTP request (`HTTPFront`'s `token` for it).
+    case httpResponse(token: UInt64, HTTPResponse)
 }
 
 /// One accepted WebSocket on a `WebSocketServer`. `send` and `close` work from any

@@ -38,9 +38,20 @@ final class HTTPFront {
             /// `output` may still hold a `100 Continue` being written meanwhile.
             case streamingBody(any HTTPBodySink, remaining: Int, closeAfter: Bool)
             case writing(closeAfter: Bool)
+            /// A route answered ``HTTPResponse/deferred(_:)``: waiting for its
+            /// responder's answer (`token`), reading but not handing out requests.
+            case awaiting(token: UInt64, omitBody: Bool, closeAfter: Bool)
             /// Our side is shut down; reading until the peer closes, so our last
             /// response is not destroyed by a reset (unread input at close sends RST).
             case lingering
+        }
+
+        /// A response is being worked out or written: requests that arrive meanwhile wait.
+        var isAnswering: Bool {
+            switch phase {
+            case .writing, .awaiting: true
+            default: false
+            }
         }
 
         init(address: String, reserveOnly: Bool, connection: HTTPConnection) {
@@ -54,6 +65,13 @@ final class HTTPFront {
     private let transport: ServerTransport
     private var admission: ConnectionAdmission
     private var clients: [UInt: Client] = [:]
+    /// Posts a deferred answer to the service thread (the server's mailbox, which wakes
+    /// the loop); it comes back through ``answer(_:_:)``. Any thread.
+    private let post: @Sendable (UInt64, HTTPResponse) -> Void
+    /// The connection waiting for each deferred answer, by token. Tokens are never
+    /// reused, so an answer for a connection that closed finds nothing.
+    private var awaiting: [UInt64: UInt] = [:]
+    private var nextToken: UInt64 = 1
     /// Takes over a socket whose upgrade was accepted, with the bytes received after
     /// the request head; returns the callback result. Set by the owner before serving.
     var onUpgrade: (OpaquePointer, HTTPRequest, [UInt8]) -> Int32 = { _, _, _ in -1 }
@@ -66,16 +84,32 @@ final class HTTPFront {
     /// `writeSlice`, since each slice costs a trip through the event loop and a read.
     private static let streamSlice = 256 * 1024
 
-    init(configuration: WebSocketServer.Configuration, transport: ServerTransport) {
+    init(
+        configuration: WebSocketServer.Configuration, transport: ServerTransport,
+        post: @escaping @Sendable (UInt64, HTTPResponse) -> Void
+    ) {
         self.configuration = configuration
         self.transport = transport
+        self.post = post
         self.admission = ConnectionAdmission(
             maxPerAddress: configuration.maxConnectionsPerAddress, descriptorLimit: configuration.descriptorLimit,
             reserve: configuration.descriptorReserve)
     }
 
+    /// Drops every connection; answers still to come find nothing.
     func stop() {
         clients = [:]
+        awaiting = [:]
+    }
+
+    /// A deferred answer arrived (service thread): written if its connection still waits
+    /// for it, dropped if it closed meanwhile.
+    func answer(_ token: UInt64, _ response: HTTPResponse) {
+        guard let key = awaiting.removeValue(forKey: token), let client = clients[key],
+              case .awaiting(let current, let omitBody, let closeAfter) = client.phase, current == token,
+              let wsi = OpaquePointer(bitPattern: key)
+        else { return }
+        respond(wsi, client, response, omitBody: omitBody, closeAfter: closeAfter)
     }
 
     /// One `RAW_*` callback. Returns the callback result (-1 closes the wsi).
@@ -94,7 +128,7 @@ final class HTTPFront {
             }
             guard case .lingering = client.phase else {
                 if let input, length > 0 { client.connection.receive(UnsafeRawBufferPointer(start: input, count: length)) }
-                if case .writing = client.phase {
+                if client.isAnswering {
                     // Answer one request at a time; stop reading while a big backlog waits.
                     if client.connection.bufferedCount > configuration.maxHeaderBytes, !client.paused {
                         client.paused = true
@@ -112,6 +146,7 @@ final class HTTPFront {
             if let client = clients.removeValue(forKey: key) {
                 admission.release(address: client.address)
                 if case .streamingBody(let sink, _, _) = client.phase { sink.abort() }
+                if case .awaiting(let token, _, _) = client.phase { awaiting[token] = nil }
             }
             return 0
         default:
@@ -243,6 +278,10 @@ final class HTTPFront {
     }
 
     private func respond(_ wsi: OpaquePointer, _ client: Client, _ response: HTTPResponse, omitBody: Bool, closeAfter: Bool) {
+        if let deferral = response.deferral {
+            park(deferral, wsi, client, omitBody: omitBody, closeAfter: closeAfter)
+            return
+        }
         // A `100 Continue` still being written goes out first.
         let unwritten = client.written < client.output.count ? Array(client.output[client.written...]) : []
         client.output = unwritten + response.wireBytes(omitBody: omitBody, close: closeAfter)
@@ -264,6 +303,11 @@ final class HTTPFront {
             if client.written < client.output.count { return writeOutput(wsi, client) }
             client.output = []
             client.written = 0
+            return 0
+        }
+        if case .awaiting = client.phase {
+            // Only a `100 Continue` is written while the answer is being worked out.
+            if client.written < client.output.count { return writeOutput(wsi, client) }
             return 0
         }
         guard case .writing(let closeAfter) = client.phase else { return 0 }
@@ -290,6 +334,20 @@ final class HTTPFront {
 }
 
 extension HTTPFront {
+    /// Parks the connection until the route's responder answers. No timeout runs
+    /// meanwhile: the header and body timeouts bound the client, not the route's work
+    /// (an export of a big document may take a while); a client that goes away closes
+    /// the socket, and its answer is then dropped. `start` runs here and must return at once.
+    private func park(_ deferral: HTTPDeferral, _ wsi: OpaquePointer, _ client: Client, omitBody: Bool, closeAfter: Bool) {
+        let token = nextToken
+        nextToken += 1
+        awaiting[token] = UInt(bitPattern: wsi)
+        client.phase = .awaiting(token: token, omitBody: omitBody, closeAfter: closeAfter)
+        lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
+        let post = self.post
+        deferral.start(HTTPResponder { response in post(token, response) })
+    }
+
     /// The next slice of the buffered output (head, buffered body).
     private func writeOutput(_ wsi: OpaquePointer, _ client: Client) -> Int32 {
         let count = min(Self.writeSlice, client.output.count - client.written)

@@ -24,7 +24,8 @@ struct AdminAPI: Sendable {
     static let prefix = "/v1/admin/documents"
 
     func register(in routes: inout HTTPRoutes) {
-        let handler: HTTPRoutes.Handler = { request in respond(to: request) }
+        // Exports and imports work on whole documents: off the network thread.
+        let handler: HTTPRoutes.Handler = { request in RESTWork.deferred { respond(to: request) } }
         routes.add(.get, Self.prefix, handler)
         routes.add(.get, prefix: Self.prefix + "/", handler)
         routes.add(.post, prefix: Self.prefix + "/", handler)

@@ -43,10 +43,16 @@ struct DashboardAPI: Sendable {
     func register(in routes: inout HTTPRoutes) {
         // The strict headers of the page go on its data too (nosniff above all: a JSON
         // body holding user strings is never taken for markup).
-        let handler: HTTPRoutes.Handler = { request in
+        let secured: @Sendable (HTTPRequest) -> HTTPResponse = { request in
             var response = respond(to: request)
             response.headers += DashboardPages.securityHeaders
             return response
+        }
+        let handler: HTTPRoutes.Handler = { request in
+            // A document's page, state, export and compaction read its content (waiting
+            // for REST work that holds its room): off the network thread.
+            request.path.hasPrefix(Self.prefix + "/document")
+                ? RESTWork.deferred { secured(request) } : secured(request)
         }
         for method in [HTTPMethod.get, .post, .put, .delete] {
             routes.add(method, prefix: Self.prefix + "/", handler)

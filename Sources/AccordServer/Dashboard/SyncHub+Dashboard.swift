@@ -1,3 +1,4 @@
+import Dispatch
 import AccordCRDT
 import AccordStore
 
@@ -46,28 +47,48 @@ extension SyncHub {
     }
 
     /// The room of `id` as it is now; nil when it is not loaded (nobody is connected
-    /// and no route touched it lately).
+    /// and no route touched it lately). A room lent to REST work is read once it comes
+    /// back (its `Doc` is the REST body's meanwhile), so call it off the network thread.
     func roomView(_ id: DocumentID) -> RoomView? {
-        queue.sync {
-            guard let room = rooms[id]?.room else { return nil }
-            var owned: [ConnectionID: [(ClientID, AnyValue)]] = [:]
-            var unowned: [(clientID: ClientID, state: AnyValue)] = []
-            for (client, state) in room.awareness.states.sorted(by: { $0.key < $1.key }) where client != room.awareness.localClientID {
-                if let owner = room.awarenessOwner(of: client) {
-                    owned[owner, default: []].append((client, state))
-                } else {
-                    unowned.append((client, state))
-                }
-            }
-            let clients = room.connections.map { connection in
-                RoomClient(
-                    connection: connection, user: connections[connection]?.session.user,
-                    awareness: (owned[connection] ?? []).map { (clientID: $0.0, state: $0.1) })
-            }
-            return RoomView(
-                clients: clients, unownedAwareness: unowned, pendingAcks: room.acks.pendingCount,
-                state: room.doc.encodeStateAsUpdate())
+        enum Step {
+            case view(RoomView?)
+            case wait(DispatchSemaphore)
         }
+        while true {
+            let step: Step = queue.sync {
+                if isLeased(id) {
+                    let semaphore = DispatchSemaphore(value: 0)
+                    leases[id]?.waiting.append(semaphore)
+                    return .wait(semaphore)
+                }
+                return .view(currentView(id))
+            }
+            switch step {
+            case .view(let view): return view
+            case .wait(let semaphore): semaphore.wait()
+            }
+        }
+    }
+
+    private func currentView(_ id: DocumentID) -> RoomView? {
+        guard let room = rooms[id]?.room else { return nil }
+        var owned: [ConnectionID: [(ClientID, AnyValue)]] = [:]
+        var unowned: [(clientID: ClientID, state: AnyValue)] = []
+        for (client, state) in room.awareness.states.sorted(by: { $0.key < $1.key }) where client != room.awareness.localClientID {
+            if let owner = room.awarenessOwner(of: client) {
+                owned[owner, default: []].append((client, state))
+            } else {
+                unowned.append((client, state))
+            }
+        }
+        let clients = room.connections.map { connection in
+            RoomClient(
+                connection: connection, user: connections[connection]?.session.user,
+                awareness: (owned[connection] ?? []).map { (clientID: $0.0, state: $0.1) })
+        }
+        return RoomView(
+            clients: clients, unownedAwareness: unowned, pendingAcks: room.acks.pendingCount,
+            state: room.doc.encodeStateAsUpdate())
     }
 
     /// Every signed-in connection, oldest first.

@@ -133,7 +133,9 @@ extension RecordsAPI {
     /// documents API's own prefix routes, which it keeps serving.
     func register(in routes: inout HTTPRoutes, besides documents: DocumentsAPI) {
         let handler: HTTPRoutes.Handler = { request in
-            RecordsRoute.claims(request.path) ? respond(to: request) : documents.respond(to: request)
+            // Records work reads or writes the document's content: off the network thread.
+            RecordsRoute.claims(request.path)
+                ? RESTWork.deferred { respond(to: request) } : documents.respond(to: request)
         }
         for method in [HTTPMethod.get, .put, .delete, .post, .patch] {
             routes.add(method, prefix: DocumentsRoute.collectionPath, handler)

@@ -1,3 +1,4 @@
+import Foundation
 import AccordCRDT
 import AccordStore
 import AccordRecords
@@ -13,8 +14,10 @@ import AccordRecords
 /// derived data, rebuilt from the document when needed again, also when its room was
 /// unloaded and loaded again (another `Doc`) or its schema changed.
 ///
-/// Used only on the sync hub's queue, with the rooms (the invariant behind
-/// `@unchecked Sendable`).
+/// Called by REST work holding the document's room (a lease, `SyncHub+Lease.swift`), so
+/// one document's entry is used by one thread at a time while others use theirs; the
+/// table itself is shared, behind `lock` (the invariant behind `@unchecked Sendable`).
+/// A table lookup never waits for another document's projection.
 final class ServerRecordIndexes: @unchecked Sendable {
     private struct Entry {
         let doc: Doc
@@ -25,6 +28,8 @@ final class ServerRecordIndexes: @unchecked Sendable {
     }
 
     let capacity: Int
+    // Invariant: `entries` and `uses` are only touched under `lock`.
+    private let lock = NSLock()
     private var entries: [DocumentID: Entry] = [:]
     private var uses: UInt64 = 0
 
@@ -34,30 +39,38 @@ final class ServerRecordIndexes: @unchecked Sendable {
 
     /// The index of `document` as `doc` is now.
     func index(for document: DocumentID, doc: Doc, models: [ModelSchema]) throws(AccordError) -> RecordIndex {
-        uses += 1
-        if var entry = entries[document], entry.doc === doc, entry.models == models {
+        let found = lock.withLock { () -> Entry? in
+            uses += 1
+            guard var entry = entries[document], entry.doc === doc, entry.models == models else {
+                entries[document] = nil
+                return nil
+            }
+            entry.lastUse = uses
+            entries[document] = entry
+            return entry
+        }
+        if let entry = found {
             let changes = entry.tracker.take()
             if !changes.isEmpty {
                 do {
                     try entry.index.project(document, doc: doc, changes: changes)
                 } catch {
-                    entries[document] = nil  // its changes are taken: rebuild next time
+                    lock.withLock { entries[document] = nil }  // its changes are taken: rebuild next time
                     throw error
                 }
             }
-            entry.lastUse = uses
-            entries[document] = entry
             return entry.index
-        }
-        entries[document] = nil
-        if entries.count >= capacity, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
-            entries[oldest] = nil
         }
         let index = try RecordIndex(path: ":memory:")
         try index.register(models)
         let tracker = try RecordChangeTracker(doc: doc, models: models)
         try index.projectAll(document, doc: doc)
-        entries[document] = Entry(doc: doc, models: models, index: index, tracker: tracker, lastUse: uses)
+        lock.withLock {
+            if entries.count >= capacity, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+                entries[oldest] = nil
+            }
+            entries[document] = Entry(doc: doc, models: models, index: index, tracker: tracker, lastUse: uses)
+        }
         return index
     }
 }

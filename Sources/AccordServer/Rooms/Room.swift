@@ -66,6 +66,7 @@ public final class Room {
 
     public var connections: [ConnectionID] { order }
     public func isMember(_ connection: ConnectionID) -> Bool { members[connection] != nil }
+    public func canWrite(_ connection: ConnectionID) -> Bool { members[connection]?.canWrite == true }
     /// No connection and nothing waiting for the store: the room may be unloaded.
     public var isIdle: Bool { members.isEmpty && acks.isEmpty }
 

@@ -118,7 +118,7 @@ public final class AccordServer: Sendable {
     /// Notifications waiting for the webhook.
     public let notifications: NotificationOutbox
     private let webhook: WebhookDelivery?
-    private let hub: SyncHub
+    let hub: SyncHub
     private let cluster: (any ClusterLink)?
     private let monitor: DashboardMonitor
     private let server: WebSocketServer

@@ -6,7 +6,8 @@ import AccordStore
 /// makes the room read the log from there and relay what is new to its members. The
 /// notice only says where to look: entries are applied from the log, in log order, and
 /// a position only moves forward, so nothing is applied twice or skipped, even when
-/// notices are lost (a `.resync` after a reconnect reads every room's log).
+/// notices are lost (a `.resync` after a reconnect reads every room's log). A room
+/// lent to REST work (`SyncHub+Lease.swift`) takes its notices when it comes back.
 extension SyncHub {
     func clusterEvent(_ event: ClusterEvent) {
         queue.async { [self] in
@@ -15,11 +16,15 @@ extension SyncHub {
             case .resync:
                 for id in rooms.keys.sorted() { catchUp(id) }
             case .awareness(let id, let update):
-                guard let room = rooms[id]?.room else { return }
-                perform(room.applyRemoteAwareness(update, now: options.now()), in: room)
+                whenFree(id) { [self] in
+                    guard let room = rooms[id]?.room else { return }
+                    perform(room.applyRemoteAwareness(update, now: options.now()), in: room)
+                }
             case .broadcast(let id, let topic, let payload, let sender):
-                guard let room = rooms[id]?.room else { return }
-                perform(room.applyRemoteBroadcast(topic: topic, payload: payload, sender: sender), in: room)
+                whenFree(id) { [self] in
+                    guard let room = rooms[id]?.room else { return }
+                    perform(room.applyRemoteBroadcast(topic: topic, payload: payload, sender: sender), in: room)
+                }
             case .accessChanged(let id):
                 // Another node changed the rows or deleted the document: what this node
                 // cached about it is stale.
@@ -27,29 +32,33 @@ extension SyncHub {
                 directory.access.forgetCached(id)
                 recheckAccess(id)
             case .appended(let id, let first, let last, let fromThisNode, let updates):
-                guard let loaded = rooms[id], let through = loaded.through, last > through else { return }
-                if fromThisNode, first == through + 1 {
-                    // Our own appends, right after what the room holds: already applied.
-                    rooms[id]?.through = last
-                } else if let updates, first == through + 1, !loaded.catchUpQueued {
-                    // Right after what the room holds, and carried in the notice: no read.
-                    for update in updates {
-                        do throws(AccordError) {
-                            perform(try loaded.room.applyRemote(update), in: loaded.room)
-                        } catch {
-                            metrics.error(error.code.rawValue)
-                        }
-                    }
-                    rooms[id]?.through = last
-                    metrics.clusterCarried(updates.count)
-                } else if rooms[id]?.catchUpQueued == false {
-                    // Behind the notices already queued: a burst of them costs one read.
-                    rooms[id]?.catchUpQueued = true
-                    queue.async { [self] in
-                        rooms[id]?.catchUpQueued = false
-                        catchUp(id)
-                    }
+                whenFree(id) { [self] in appended(id, first: first, last: last, fromThisNode: fromThisNode, updates: updates) }
+            }
+        }
+    }
+
+    private func appended(_ id: DocumentID, first: UInt64, last: UInt64, fromThisNode: Bool, updates: [[UInt8]]?) {
+        guard let loaded = rooms[id], let through = loaded.through, last > through else { return }
+        if fromThisNode, first == through + 1 {
+            // Our own appends, right after what the room holds: already applied.
+            rooms[id]?.through = last
+        } else if let updates, first == through + 1, !loaded.catchUpQueued {
+            // Right after what the room holds, and carried in the notice: no read.
+            for update in updates {
+                do throws(AccordError) {
+                    perform(try loaded.room.applyRemote(update), in: loaded.room)
+                } catch {
+                    metrics.error(error.code.rawValue)
                 }
+            }
+            rooms[id]?.through = last
+            metrics.clusterCarried(updates.count)
+        } else if rooms[id]?.catchUpQueued == false {
+            // Behind the notices already queued: a burst of them costs one read.
+            rooms[id]?.catchUpQueued = true
+            queue.async { [self] in
+                rooms[id]?.catchUpQueued = false
+                catchUp(id)
             }
         }
     }
@@ -57,6 +66,10 @@ extension SyncHub {
     /// Applies what the document's shared log gained since the room last looked. A
     /// failed read leaves the position where it was; the next notice retries.
     func catchUp(_ id: DocumentID) {
+        whenFree(id) { [self] in catchUpNow(id) }
+    }
+
+    private func catchUpNow(_ id: DocumentID) {
         guard let loaded = rooms[id], let through = loaded.through else { return }
         let changes: DocumentStore.SharedChanges
         do {

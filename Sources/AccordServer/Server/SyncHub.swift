@@ -7,7 +7,9 @@ import AccordStore
 /// The driver of the sync protocol: it owns the ``Session`` of every connection and the
 /// ``Room`` of every open document, and carries out their actions on sockets and the
 /// store. Everything runs on one serial queue, so sessions and rooms need no locks;
-/// the network thread and the store only post to it.
+/// the network thread and the store only post to it. REST work on a document borrows
+/// its room off the queue (a lease, `SyncHub+Lease.swift`): the queue then holds that
+/// room's work until the room comes back, and serves every other document meanwhile.
 final class SyncHub: @unchecked Sendable {
     struct Options: Sendable {
         var limits: Session.Limits
@@ -54,6 +56,11 @@ final class SyncHub: @unchecked Sendable {
     let metrics: ServerMetrics
     var connections: [ConnectionID: Connection] = [:]
     var rooms: [DocumentID: LoadedRoom] = [:]
+    /// Rooms lent to REST work, with what waits for them (`SyncHub+Lease.swift`).
+    var leases: [DocumentID: RoomLease] = [:]
+    /// Called on the REST worker's thread once it has a room, before its body runs.
+    /// Tests block here to hold a lease as long as they need.
+    var leaseStarted: (@Sendable (DocumentID) -> Void)?
     /// Every attached channel and its session counts (in memory only).
     private var channelRegistry = ChannelRegistry()
     /// Open, signed-in connections per user (``Options/maxConnectionsPerUser``).
@@ -114,6 +121,7 @@ final class SyncHub: @unchecked Sendable {
             eventConnections = [:]
             channelRegistry = ChannelRegistry()
             rooms = [:]
+            endLeasesForStop()
             updateGauges()
             do throws(AccordError) {
                 try documents.flush()
@@ -157,26 +165,28 @@ final class SyncHub: @unchecked Sendable {
 
     /// Re-checks every connection in the room of `id` against the access rows.
     func recheckAccess(_ id: DocumentID) {
-        queue.async { [self] in
-            guard let room = rooms[id]?.room else { return }
-            for connectionID in room.connections {
-                guard let user = connections[connectionID]?.session.user else { continue }
-                let role: Role?
-                do {
-                    role = try directory.access.role(of: user, on: id)
-                } catch {
-                    role = nil
-                }
-                if let role {
-                    room.setCanWrite(connectionID, role.canWrite)
-                } else {
-                    let deleted = (try? directory.documents.contains(id)) == false
-                    let error = deleted
-                        ? AccordError(.documentDeleted, "document \(id) was deleted", details: ["document": id.rawValue])
-                        : AccordError(
-                            .docAccessDenied, "access to document \(id) was revoked", details: ["document": id.rawValue])
-                    withSession(connectionID) { session in session.accessRevoked(id, error) }
-                }
+        queue.async { [self] in whenFree(id) { [self] in recheckRoom(id) } }
+    }
+
+    private func recheckRoom(_ id: DocumentID) {
+        guard let room = rooms[id]?.room else { return }
+        for connectionID in room.connections {
+            guard let user = connections[connectionID]?.session.user else { continue }
+            let role: Role?
+            do {
+                role = try directory.access.role(of: user, on: id)
+            } catch {
+                role = nil
+            }
+            if let role {
+                room.setCanWrite(connectionID, role.canWrite)
+            } else {
+                let deleted = (try? directory.documents.contains(id)) == false
+                let error = deleted
+                    ? AccordError(.documentDeleted, "document \(id) was deleted", details: ["document": id.rawValue])
+                    : AccordError(
+                        .docAccessDenied, "access to document \(id) was revoked", details: ["document": id.rawValue])
+                withSession(connectionID) { session in session.accessRevoked(id, error) }
             }
         }
     }
@@ -290,29 +300,44 @@ final class SyncHub: @unchecked Sendable {
             case .close(let code, let reason):
                 connection.socket.close(code: code, reason: reason)
             case .join(let document, let frame):
-                let outcome = join(document, connection: id, creating: frame.flatMap(Self.createMessage))
-                withSession(id) { session in session.joined(document, outcome: outcome, then: frame) }
+                whenFree(document) { [self] in joinHeld(document, frame, connection: id) }
             case .deliver(let document, let frame):
-                guard let room = rooms[document]?.room else { continue }
-                if case .sync(.step1) = frame, let ticket = connection.stepTwos[document],
-                   connection.socket.isQueued(ticket)
-                {
-                    // Our answer to its previous step 1 has not even left: it and the
-                    // updates queued behind it bring the client up to date, so another
-                    // copy of the document would only grow the queue (issue 14: a client
-                    // that never read made the server queue one per tiny step 1).
-                    continue
-                }
-                perform(room.receive(frame, from: id, now: options.now()), in: room)
+                whenFree(document) { [self] in deliver(frame, to: document, from: id) }
             case .channel(let message):
                 deliver(channelRegistry.handle(message, from: id))
             case .leave(let document):
                 connections[id]?.stepTwos[document] = nil
-                guard let loaded = rooms[document] else { continue }
-                perform(loaded.room.leave(id, now: options.now()), in: loaded.room)
-                if loaded.room.connections.isEmpty { rooms[document]?.idleSince = options.now() }
+                whenFree(document) { [self] in
+                    guard let loaded = rooms[document] else { return }
+                    perform(loaded.room.leave(id, now: options.now()), in: loaded.room)
+                    if loaded.room.connections.isEmpty { rooms[document]?.idleSince = options.now() }
+                }
             }
         }
+    }
+
+    /// A session's join, run when the room is free. A join that waited behind a lease
+    /// may find an earlier one (for the same connection, held before it) already made
+    /// the session a member: its frame is then simply delivered.
+    private func joinHeld(_ document: DocumentID, _ frame: ProtocolFrame?, connection id: ConnectionID) {
+        guard let session = connections[id]?.session else { return }
+        let outcome = session.documents.contains(document)
+            ? .joined(canWrite: rooms[document]?.room.canWrite(id) == true)
+            : join(document, connection: id, creating: frame.flatMap(Self.createMessage))
+        withSession(id) { session in session.joined(document, outcome: outcome, then: frame) }
+    }
+
+    /// A session's frame for a document it joined, run when the room is free.
+    private func deliver(_ frame: ProtocolFrame, to document: DocumentID, from id: ConnectionID) {
+        guard let connection = connections[id], let room = rooms[document]?.room else { return }
+        if case .sync(.step1) = frame, let ticket = connection.stepTwos[document], connection.socket.isQueued(ticket) {
+            // Our answer to its previous step 1 has not even left: it and the
+            // updates queued behind it bring the client up to date, so another
+            // copy of the document would only grow the queue (issue 14: a client
+            // that never read made the server queue one per tiny step 1).
+            return
+        }
+        perform(room.receive(frame, from: id, now: options.now()), in: room)
     }
 
     /// Sends each channel message to its recipients, encoded once for all of them
@@ -445,6 +470,10 @@ final class SyncHub: @unchecked Sendable {
     }
 
     private func durable(_ document: DocumentID, through sequence: UInt64) {
+        whenFree(document) { [self] in durableNow(document, through: sequence) }
+    }
+
+    private func durableNow(_ document: DocumentID, through sequence: UInt64) {
         guard let room = rooms[document]?.room else { return }
         let (actions, latencies) = room.durable(through: sequence, now: options.now())
         metrics.persisted(latencies: latencies)
@@ -455,7 +484,8 @@ final class SyncHub: @unchecked Sendable {
     private func housekeeping() {
         let now = options.now()
         var unload: [DocumentID] = []
-        for (id, loaded) in rooms {
+        // A leased room is the REST body's until it comes back: its turn is the next tick.
+        for (id, loaded) in rooms where !isLeased(id) {
             perform(loaded.room.expireAwareness(now: now), in: loaded.room)
             if let idleSince = loaded.idleSince, loaded.room.isIdle, now - min(now, idleSince) >= options.roomIdleMilliseconds {
                 unload.append(id)
