@@ -173,15 +173,14 @@ extension BlobStore {
     static func referenceAdditions(of hash: BlobHash, document: String, in adapter: any StorageAdapter) throws
         -> [StorageOperation]
     {
-        var hashes = try references(of: document, in: adapter)
+        // The document's list grows with every blob it references: added to in place.
+        let hashes = try BlobReferenceLists.addingHash(hash, to: adapter.read(.blobRefs, key: document), document: document)
         var documents = try referrers(of: hash, in: adapter)
-        let newHash = hashes.insert(hash).inserted
         let newDocument = documents.insert(Array(document.utf8)).inserted
-        guard newHash || newDocument else { return [] }
-        return [
-            BlobReferenceLists.storeHashes(hashes, document: document),
-            BlobReferenceLists.storeDocuments(documents, blob: hash),
-        ]
+        var batch: [StorageOperation] = []
+        if let hashes { batch.append(.put(.blobRefs, key: document, value: hashes)) }
+        if newDocument { batch.append(BlobReferenceLists.storeDocuments(documents, blob: hash)) }
+        return batch
     }
 
     /// The operations that drop every reference to `hash` (for ``delete(_:)``).
