@@ -32,6 +32,26 @@ enum BlobReferenceLists {
         return hashes
     }
 
+    /// The hashes of a `blob.refs` value in ascending order, without building a set
+    /// (a quota check reads every list of an owner before each upload). A list that is
+    /// not strictly ascending (damaged, yet well formed) is sorted and deduplicated.
+    static func decodeHashList(_ bytes: [UInt8], document: String) throws(AccordError) -> [BlobHash] {
+        guard bytes.first == version, (bytes.count - 1) % BlobHash.byteCount == 0 else {
+            _ = try decodeHashes(bytes, document: document)  // throws STORAGE_CORRUPT
+            return []
+        }
+        var hashes: [BlobHash] = []
+        hashes.reserveCapacity((bytes.count - 1) / BlobHash.byteCount)
+        for start in stride(from: 1, to: bytes.count, by: BlobHash.byteCount) {
+            let hash = BlobHash(validatedBytes: Array(bytes[start..<start + BlobHash.byteCount]))
+            if let last = hashes.last, !(last < hash) {
+                return try decodeHashes(bytes, document: document).sorted()
+            }
+            hashes.append(hash)
+        }
+        return hashes
+    }
+
     /// `encoded` (a `blob.refs` value, or nil for none) with `hash` added in its sorted
     /// place; nil when it holds `hash` already. Works on the bytes: decoding the whole
     /// set, sorting and encoding it again made each added reference cost in proportion

@@ -69,11 +69,14 @@ extension BlobStore {
         }
     }
 
-    /// The hashes of the blobs `document` references, without reading their index
-    /// records (cheaper than ``blobs(referencedBy:)`` for callers that need no info).
-    package func hashes(referencedBy id: DocumentID) throws(AccordError) -> Set<BlobHash> {
+    /// The hashes of the blobs `document` references, ascending, without reading their
+    /// index records (cheaper than ``blobs(referencedBy:)`` for callers that need no info).
+    package func hashes(referencedBy id: DocumentID) throws(AccordError) -> [BlobHash] {
         let document = id.rawValue
-        return try storage.withAdapter { adapter in try Self.references(of: document, in: adapter) }
+        return try storage.withAdapter { adapter in
+            guard let bytes = try adapter.read(.blobRefs, key: document) else { return [] }
+            return try BlobReferenceLists.decodeHashList(bytes, document: document)
+        }
     }
 
     /// The documents referencing the blob, ascending by UTF-8 bytes.

@@ -37,6 +37,16 @@ import AccordCRDT
         #expect(throws: AccordError.self) { try BlobReferenceLists.addingHash(a, to: [9] + a.bytes, document: "doc") }
     }
 
+    @Test func aListDecodesAscendingWithoutASet() throws {
+        let hashes = [Self.hash(5), Self.hash(6), Self.hash(7)]
+        let encoded = BlobReferenceLists.encodeHashes(Set(hashes))
+        #expect(try BlobReferenceLists.decodeHashList(encoded, document: "doc") == hashes.sorted())
+        // Out of order or repeated (well formed, yet not as written): sorted, once each.
+        let odd = [BlobReferenceLists.version] + (hashes.sorted(by: >) + [hashes[0]]).flatMap(\.bytes)
+        #expect(try BlobReferenceLists.decodeHashList(odd, document: "doc") == hashes.sorted())
+        #expect(throws: AccordError.self) { try BlobReferenceLists.decodeHashList([1, 2, 3], document: "doc") }
+    }
+
     /// Through the store: a thousand references added one at a time are all listed, in order.
     @Test func aThousandReferencesAddedOneByOneAreAllListed() throws {
         let store = try BlobStore(storage: .inMemory())
