@@ -151,7 +151,7 @@ struct BlobsBenchmark: Sendable {
             record["blobs_per_s"] = .double((Double(count) / total).rounded())
             record["put_seconds"] = .double((Self.seconds(putAt - start) * 1000).rounded() / 1000)
             record["upload_seconds"] = .double((Self.seconds(uploadedAt - start) * 1000).rounded() / 1000)
-            record["note"] = "putBlobs (one batch) + one edit attaching all, uploads (queue, 3 at a time), reads on a second client 8 at a time"
+            record["note"] = "putBlobs (one batch) + one edit attaching all, uploads (queue, small ones 8 at a time), reads on a second client 8 at a time"
             record.emit()
         }
 
