@@ -80,8 +80,6 @@ struct BlobFileUpload: BlobContentUpload {
         }
     }
 
-    /// Makes the file durable under its hash name and commits the index record, or
-    /// drops the file when the same content is stored already.
     /// From now on the content is hashed behind the writes, on a thread of its own
     /// (``TrailingFileHasher``), continuing from what was hashed so far; sealed files
     /// (whose file holds ciphertext) keep hashing as they write.
@@ -90,6 +88,8 @@ struct BlobFileUpload: BlobContentUpload {
         trailingHasher = try TrailingFileHasher(path: directory.uploadPath(uploadID), continuing: hasher, offset: size)
     }
 
+    /// Makes the file durable under its hash name and commits the index record, or
+    /// drops the file when the same content is stored already.
     mutating func finish(_ commit: BlobUploadCommit) throws(AccordError) -> BlobInfo {
         defer { abandon() }
         let hash = try trailingHasher?.finish(size: size) ?? hasher.finish()
