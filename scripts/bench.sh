@@ -34,7 +34,8 @@
 #   BENCH_DIRECTORY 1 (default) also runs `accord-bench directory`: the server's listings and
 #                   alias race
 #   BENCH_BLOBS     1 (default) also runs `accord-bench blobs`: 100 MB up and down through
-#                   accord serve with AccordClient beside curl, 1,000 small blobs end to end,
+#                   accord serve with AccordClient beside curl (5 samples each, medians and
+#                   spread; --samples N in BENCH_BLOBS_ARGS), 1,000 small blobs end to end,
 #                   cache-hit reads (BENCH_BLOBS_ARGS, e.g. --quick)
 #   BENCH_INGEST    1 (default) also runs `accord-bench ingest`: ingest, records/bulk and
 #                   export/import bundles against accord serve (several minutes;

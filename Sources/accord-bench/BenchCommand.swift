@@ -49,10 +49,12 @@ enum BenchCommand {
               generate the Swift and write a fresh folder. One JSON line,
               codegen_<N>_models, with files and schema_bytes. Target: under 1 s for 200.
 
-          accord-bench blobs [--quick] [--mb N] [--only a,b] [--accord PATH]
+          accord-bench blobs [--quick] [--mb N] [--samples N] [--only a,b] [--accord PATH]
               Blobs through accord serve --dev with two AccordClients, beside curl moving
               a file of the same size to and from the same server: upload_100MB and
-              download_100MB (MB/s, ratio_to_curl), small_blobs_1k (1,000 blobs of 10 KB
+              download_100MB (MB/s, ratio_to_curl; medians of N samples, default 5, each
+              new content moved by both, alternating which goes first; with the
+              spread), small_blobs_1k (1,000 blobs of 10 KB
               put, uploaded and read on another client: blobs/s), cache_hit_read (µs).
               Targets: at least 0.7 of curl's rate; 1,000 small blobs in under 5 s.
 

@@ -109,21 +109,27 @@ extension ServerBlobs {
     /// and of their small uploads being received (reserved, so two uploads cannot
     /// both pass the check), except `excluding`.
     func usage(of owner: String, excluding excludedKey: String?) throws(AccordError) -> Int64 {
-        var seen = Set<BlobHash>()
-        var total: Int64 = 0
+        // The hashes alone, sizes from memory: this runs before every upload, and
+        // reading each referenced blob's index record made an owner's thousandth
+        // upload cost a thousand reads.
+        var lists: [[BlobHash]] = []
         var cursor: UInt64 = 0
         while true {
             let page = try directory.ownedDocuments(of: owner, after: cursor, limit: 500)
             for document in page.documents {
-                // The hashes alone, sizes from memory: this runs before every upload, and
-                // reading each referenced blob's index record made an owner's thousandth
-                // upload cost a thousand reads.
-                for hash in try store.hashes(referencedBy: document.id) where seen.insert(hash).inserted {
-                    total += try size(of: hash) ?? 0
-                }
+                let hashes = try store.hashes(referencedBy: document.id)
+                if !hashes.isEmpty { lists.append(hashes) }
             }
             guard let next = page.next else { break }
             cursor = next
+        }
+        // One document's list holds each hash once: no set needed to count them once.
+        var total: Int64
+        if lists.count <= 1 {
+            total = try totalSize(of: lists.first ?? [])
+        } else {
+            var seen = Set<BlobHash>()
+            total = try totalSize(of: lists.joined().filter { seen.insert($0).inserted })
         }
         for (key, record) in try uploadRecords() where record.owner == owner && key != excludedKey {
             total += record.total

@@ -86,6 +86,20 @@ public final class ServerBlobs: @unchecked Sendable {
         return size
     }
 
+    /// The sizes of `hashes` added up (blobs no longer stored count 0): those seen
+    /// before from memory under one lock, the others as ``size(of:)`` finds them.
+    func totalSize(of hashes: [BlobHash]) throws(AccordError) -> Int64 {
+        var total: Int64 = 0
+        var unknown: [BlobHash] = []
+        lock.lock()
+        for hash in hashes {
+            if let known = knownSizes[hash] { total += known } else { unknown.append(hash) }
+        }
+        lock.unlock()
+        for hash in unknown { total += try size(of: hash) ?? 0 }
+        return total
+    }
+
     /// Reserves a small upload's bytes against its owner's quota until it ends.
     func reserveSmallUpload(_ key: String, owner: String, bytes: Int64) {
         lock.lock()

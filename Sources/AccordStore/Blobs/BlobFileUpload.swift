@@ -23,6 +23,9 @@ struct BlobFileUpload: BlobContentUpload {
     private var sealer: BlobFileSealing.Sealer?
     /// Room for one sealed piece, reused.
     private var sealedPiece: [UInt8] = []
+    /// Hashes on a thread of its own, reading back what was written, once
+    /// ``hashInBackground()`` asked for it (plain files only).
+    private var trailingHasher: TrailingFileHasher?
 
     init(store: BlobStore, directory: BlobDirectory) throws(AccordError) {
         self.store = store
@@ -60,6 +63,12 @@ struct BlobFileUpload: BlobContentUpload {
     /// Adds the next piece: for sealed files at most `chunkSize` bytes, and exactly
     /// that unless it is the last.
     mutating func append(_ piece: UnsafeRawBufferPointer) throws(AccordError) {
+        if let trailingHasher {
+            try write(piece)
+            size += UInt64(piece.count)
+            trailingHasher.advance(to: size)
+            return
+        }
         hasher.update(piece)
         size += UInt64(piece.count)
         guard sealer != nil else { return try write(piece) }
@@ -71,11 +80,19 @@ struct BlobFileUpload: BlobContentUpload {
         }
     }
 
+    /// From now on the content is hashed behind the writes, on a thread of its own
+    /// (``TrailingFileHasher``), continuing from what was hashed so far; sealed files
+    /// (whose file holds ciphertext) keep hashing as they write.
+    mutating func hashInBackground() throws(AccordError) {
+        guard sealer == nil, trailingHasher == nil else { return }
+        trailingHasher = try TrailingFileHasher(path: directory.uploadPath(uploadID), continuing: hasher, offset: size)
+    }
+
     /// Makes the file durable under its hash name and commits the index record, or
     /// drops the file when the same content is stored already.
     mutating func finish(_ commit: BlobUploadCommit) throws(AccordError) -> BlobInfo {
         defer { abandon() }
-        let hash = hasher.finish()
+        let hash = try trailingHasher?.finish(size: size) ?? hasher.finish()
         try commit.check(hash: hash, size: size)
         let (contentType, document) = (commit.contentType, commit.reference)
         if sealer != nil { try write(try sealer!.finish(hash: hash, size: size)) }
@@ -135,6 +152,7 @@ struct BlobFileUpload: BlobContentUpload {
     /// it) and ends the upload. Best effort: a file left behind is an orphan for
     /// ``BlobStore/collectGarbage()``.
     func abandon() {
+        trailingHasher?.cancel()
         file.closeDescriptor()
         unlink(directory.uploadPath(uploadID))
         ActiveUploads.shared.remove(uploadID)

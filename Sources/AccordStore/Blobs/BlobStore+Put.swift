@@ -119,6 +119,14 @@ protocol BlobContentUpload {
     mutating func finish(_ commit: BlobUploadCommit) throws(AccordError) -> BlobInfo
     /// Removes what an unfinished upload wrote, best effort.
     func abandon()
+    /// Hashes what is appended from now on on a thread of its own, where the upload
+    /// can (a content file); a no-op elsewhere. For an upload fed from a thread whose
+    /// time counts (a network service thread).
+    mutating func hashInBackground() throws(AccordError)
+}
+
+extension BlobContentUpload {
+    mutating func hashInBackground() throws(AccordError) {}
 }
 
 /// How a put ends: what the index record says, what else is committed with it, and

@@ -69,11 +69,14 @@ extension BlobStore {
         }
     }
 
-    /// The hashes of the blobs `document` references, without reading their index
-    /// records (cheaper than ``blobs(referencedBy:)`` for callers that need no info).
-    package func hashes(referencedBy id: DocumentID) throws(AccordError) -> Set<BlobHash> {
+    /// The hashes of the blobs `document` references, ascending, without reading their
+    /// index records (cheaper than ``blobs(referencedBy:)`` for callers that need no info).
+    package func hashes(referencedBy id: DocumentID) throws(AccordError) -> [BlobHash] {
         let document = id.rawValue
-        return try storage.withAdapter { adapter in try Self.references(of: document, in: adapter) }
+        return try storage.withAdapter { adapter in
+            guard let bytes = try adapter.read(.blobRefs, key: document) else { return [] }
+            return try BlobReferenceLists.decodeHashList(bytes, document: document)
+        }
     }
 
     /// The documents referencing the blob, ascending by UTF-8 bytes.
@@ -173,15 +176,14 @@ extension BlobStore {
     static func referenceAdditions(of hash: BlobHash, document: String, in adapter: any StorageAdapter) throws
         -> [StorageOperation]
     {
-        var hashes = try references(of: document, in: adapter)
+        // The document's list grows with every blob it references: added to in place.
+        let hashes = try BlobReferenceLists.addingHash(hash, to: adapter.read(.blobRefs, key: document), document: document)
         var documents = try referrers(of: hash, in: adapter)
-        let newHash = hashes.insert(hash).inserted
         let newDocument = documents.insert(Array(document.utf8)).inserted
-        guard newHash || newDocument else { return [] }
-        return [
-            BlobReferenceLists.storeHashes(hashes, document: document),
-            BlobReferenceLists.storeDocuments(documents, blob: hash),
-        ]
+        var batch: [StorageOperation] = []
+        if let hashes { batch.append(.put(.blobRefs, key: document, value: hashes)) }
+        if newDocument { batch.append(BlobReferenceLists.storeDocuments(documents, blob: hash)) }
+        return batch
     }
 
     /// The operations that drop every reference to `hash` (for ``delete(_:)``).

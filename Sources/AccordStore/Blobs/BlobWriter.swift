@@ -21,6 +21,13 @@ package final class BlobWriter {
     private var held: [UInt8] = []
     private var isOpen = true
     package private(set) var size: Int64 = 0
+    /// Whether the upload hashes behind the writes on a thread of its own (asked for
+    /// once the content passes ``backgroundHashingFrom``).
+    private var hashesInBackground = false
+    /// Past this many bytes the content is hashed on a thread of its own (where the
+    /// store can: plain content files), so the thread feeding the writer (a network
+    /// service thread) only writes. Below it a thread would cost more than it saves.
+    package static let backgroundHashingFrom: Int64 = 1 << 20
 
     package init(store: BlobStore) throws(AccordError) {
         self.store = store
@@ -58,6 +65,10 @@ package final class BlobWriter {
         self.upload = nil
         defer { self.upload = upload }
         try feed(&upload, bytes)
+        if !hashesInBackground, size >= Self.backgroundHashingFrom {
+            hashesInBackground = true
+            try upload.hashInBackground()
+        }
     }
 
     /// Commits the content under `expected` if it hashes to it and has `expectedSize`

@@ -16,40 +16,15 @@ extension AccordClient {
     /// is not pinned offline.
     func pumpBlobUploads() {
         guard let state = blobState, isStarted, !isStopped, network.mode != .offline else { return }
-        let now = self.now
+        if state.uploadOrderIsStale {
+            let oldestFirst = state.queue.values.sorted { ($0.queuedAt, $0.key) < ($1.queuedAt, $1.key) }
+            state.smallUploadOrder = oldestFirst.filter(Self.isSmallUpload).map(\.key)
+            state.largeUploadOrder = oldestFirst.filter { !Self.isSmallUpload($0) }.map(\.key)
+            state.uploadOrderIsStale = false
+        }
         var nextRetry: UInt64?
-        var eligible: [BlobUploadEntry] = []
-        for entry in state.queue.values {
-            guard case .waiting(let notBefore, _)? = state.uploadStates[entry.key],
-                let id = entry.document, let document = documents[id], !document.machine.localOnly,
-                state.synced.contains(id)
-            else { continue }
-            let mode = document.machine.mode
-            let automatic = mode == .realtime || mode == .realtimePushOnly || { if case .polling = mode { true } else { false } }()
-            guard automatic || state.released.contains(entry.key) else { continue }
-            guard notBefore <= now else {
-                nextRetry = min(nextRetry ?? notBefore, notBefore)
-                continue
-            }
-            eligible.append(entry)
-        }
-        // Oldest first. The few free slots are filled by picking minima rather than
-        // sorting: this runs after every finished upload, and a queue of thousands of
-        // small blobs would otherwise be sorted once per blob.
-        while state.runningUploads < state.options.maxConcurrentUploads, !eligible.isEmpty {
-            var oldest = 0
-            for index in eligible.indices.dropFirst()
-            where (eligible[index].queuedAt, eligible[index].key) < (eligible[oldest].queuedAt, eligible[oldest].key) {
-                oldest = index
-            }
-            let entry = eligible[oldest]
-            eligible.swapAt(oldest, eligible.count - 1)
-            eligible.removeLast()
-            let failures = { if case .waiting(_, let failures)? = state.uploadStates[entry.key] { failures } else { 0 } }()
-            state.uploadStates[entry.key] = .running
-            state.runningUploads += 1
-            Task { [weak self] in await self?.runUpload(entry, failures: failures) }
-        }
+        startUploads(&state.smallUploadOrder, small: true, state: state, nextRetry: &nextRetry)
+        startUploads(&state.largeUploadOrder, small: false, state: state, nextRetry: &nextRetry)
         if let nextRetry, state.retryAt.map({ nextRetry < $0 }) ?? true {
             state.retryTimer?.cancel()
             state.retryAt = nextRetry
@@ -58,6 +33,42 @@ extension AccordClient {
                 client.pumpBlobUploads()
             }
         }
+    }
+
+    /// Starts eligible uploads of one kind, oldest first, while its bound allows;
+    /// `nextRetry` learns the earliest end of a backoff among those it passed.
+    private func startUploads(_ order: inout [String], small: Bool, state: ClientBlobs, nextRetry: inout UInt64?) {
+        // Keys at the front that left the queue (finished, deleted) are passed for good.
+        var passed = 0
+        while passed < order.count, state.queue[order[passed]] == nil { passed += 1 }
+        if passed > 0 { order.removeFirst(passed) }
+        let limit = small ? state.options.maxConcurrentSmallUploads : state.options.maxConcurrentUploads
+        let now = self.now
+        for key in order {
+            // Full: every running upload of this kind pumps again when it ends, so the
+            // rest (and their retry times) can wait until then.
+            guard (small ? state.runningSmallUploads : state.runningUploads) < limit else { return }
+            guard let entry = state.queue[key], case .waiting(let notBefore, let failures)? = state.uploadStates[key],
+                let id = entry.document, let document = documents[id], !document.machine.localOnly,
+                state.synced.contains(id)
+            else { continue }
+            let mode = document.machine.mode
+            let automatic = mode == .realtime || mode == .realtimePushOnly || { if case .polling = mode { true } else { false } }()
+            guard automatic || state.released.contains(key) else { continue }
+            guard notBefore <= now else {
+                nextRetry = min(nextRetry ?? notBefore, notBefore)
+                continue
+            }
+            state.uploadStates[key] = .running
+            if small { state.runningSmallUploads += 1 } else { state.runningUploads += 1 }
+            Task { [weak self] in await self?.runUpload(entry, failures: failures) }
+        }
+    }
+
+    /// Small blobs (16 KiB or less: one short request, sent from memory) run beside the
+    /// large ones, with a bound of their own.
+    static func isSmallUpload(_ entry: BlobUploadEntry) -> Bool {
+        entry.size <= Int64(BlobStore.Tuning.smallBlobInlineLimit)
     }
 
     /// A `sync()` of the document: its queued uploads may run now, whatever its mode,
@@ -94,7 +105,7 @@ extension AccordClient {
         } catch {
             outcome = error
         }
-        state.runningUploads -= 1
+        if Self.isSmallUpload(entry) { state.runningSmallUploads -= 1 } else { state.runningUploads -= 1 }
         state.released.remove(entry.key)
         // Deleted meanwhile (deleteBlob): whatever happened, it is not queued any more.
         guard state.queue[entry.key] != nil else {

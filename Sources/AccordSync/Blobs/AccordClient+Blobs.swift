@@ -28,6 +28,7 @@ extension AccordClient {
                 let entry = try BlobUploadEntry.decode(bytes, key: key)
                 state.queue[key] = entry
                 state.uploadStates[key] = .waiting(notBefore: 0, failures: 0)
+                state.uploadOrderIsStale = true
             }
             state.pinned = Set(try adapter.keys(in: BlobClientCategories.pins))
             state.pinnedDocuments = Set(try adapter.keys(in: BlobClientCategories.pinnedDocuments).compactMap(DocumentID.init(rawValue:)))
@@ -155,6 +156,7 @@ extension AccordClient {
             state.queue[entry.key] = entry
             state.uploadStates[entry.key] = .waiting(notBefore: 0, failures: 0)
             state.fresh.insert(entry.key)
+            state.uploadOrderIsStale = true
         }
         for blob in refs { recordBlobUse(blob.hash) }
         try enforceBlobCache()

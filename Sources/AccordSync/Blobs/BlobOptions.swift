@@ -5,8 +5,12 @@ public struct BlobOptions: Hashable, Sendable {
     /// not pinned (by ``AccordClient/pinBlob(_:_:)`` or a pinned document) are evicted,
     /// so the total can stay above the cap while those alone exceed it.
     public var cacheBytes: Int64?
-    /// Uploads running at once, across documents (at least 1).
+    /// Uploads of blobs over 16 KiB running at once, across documents (at least 1).
     public var maxConcurrentUploads: Int
+    /// Uploads of blobs of 16 KiB or less running at once, besides those (at least 1).
+    /// Each is one short request whose time goes mostly to round trips and the
+    /// server's commit, not bandwidth: more in flight keep the server busy.
+    public var maxConcurrentSmallUploads: Int
     /// The first retry's delay after a failed upload (ms); doubled per failure in a
     /// row up to ``maxRetryDelay``.
     public var retryDelay: UInt64
@@ -16,10 +20,11 @@ public struct BlobOptions: Hashable, Sendable {
 
     public init(
         cacheBytes: Int64? = nil, maxConcurrentUploads: Int = 3, retryDelay: UInt64 = 500,
-        maxRetryDelay: UInt64 = 30_000, downloadTimeout: Duration = .seconds(30)
+        maxRetryDelay: UInt64 = 30_000, downloadTimeout: Duration = .seconds(30), maxConcurrentSmallUploads: Int = 8
     ) {
         self.cacheBytes = cacheBytes
         self.maxConcurrentUploads = max(1, maxConcurrentUploads)
+        self.maxConcurrentSmallUploads = max(1, maxConcurrentSmallUploads)
         self.retryDelay = retryDelay
         self.maxRetryDelay = max(retryDelay, maxRetryDelay)
         self.downloadTimeout = downloadTimeout

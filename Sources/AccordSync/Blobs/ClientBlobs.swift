@@ -28,7 +28,19 @@ final class ClientBlobs: DocumentObserver, @unchecked Sendable {
     /// Every queued upload by key (`<hash>/<document>`), as stored.
     var queue: [String: BlobUploadEntry] = [:]
     var uploadStates: [String: UploadState] = [:]
+    /// Uploads running now of blobs over ``smallUploadLimit`` bytes, and of small ones:
+    /// each kind has its own bound (``BlobOptions``).
     var runningUploads = 0
+    var runningSmallUploads = 0
+    /// The queue's keys of each kind oldest first (by when queued, then key), so
+    /// starting the next uploads walks from the front and stops when the kind's bound
+    /// is reached, instead of scanning and comparing the whole queue after every
+    /// finished upload (quadratic for a queue of thousands of small blobs). Keys that
+    /// left the queue stay until a walk passes them; new entries set
+    /// `uploadOrderIsStale` and the orders are rebuilt once before the next walk.
+    var smallUploadOrder: [String] = []
+    var largeUploadOrder: [String] = []
+    var uploadOrderIsStale = false
     /// Finished uploads whose queue entries are not yet removed from the store: removed
     /// together, a few ms later, so a burst of small uploads shares one commit. (An
     /// entry a crash leaves behind is uploaded again: `HEAD` says the server has it.)

@@ -9,12 +9,17 @@ import Foundation
 /// Accord client (SQLite stores, default options), beside plain `curl` moving a file
 /// of the same size to and from the same server in the same run. One JSON line each:
 ///
-/// - `upload_100MB` / `upload_100MB_curl`: from the moment `put(fileURL:)` returned
-///   (the blob is stored and queued locally; that time is `local_put_ms`) to the
-///   server's acknowledgement; curl `PUT`s a different file of the same size.
-/// - `download_100MB` / `download_100MB_curl`: a second client fetches the blob into
-///   its store (streamed into the store's file, verified by hash, synced) with `pin`;
-///   curl `GET`s the same blob to a file.
+/// - `upload_100MB`: from the moment `put(fileURL:)` returned (the blob is stored and
+///   queued locally; that time is `local_put_ms`) to the server's acknowledgement;
+///   curl `PUT`s a different file of the same size.
+/// - `download_100MB`: a second client fetches the blob into its store (streamed into
+///   the store's file, verified by hash, synced) with `pin`; curl `GET`s the same blob
+///   to a file.
+///
+///   Both are sampled (`--samples`, 5 by default; ``LargeBlobTransfers``): the figures
+///   are medians, `ratio_to_curl` the median of the per-sample ratios (each pair ran
+///   back to back, alternating which went first), with `ratio_min`/`ratio_max` and the
+///   per-sample `ratios` beside it.
 /// - `small_blobs_1k`: 1,000 blobs of 10 KB put on one client with one `putBlobs`
 ///   (each attached in the document, in one edit), uploaded, then read on a second
 ///   client (8 reads at a time), end to end.
@@ -23,6 +28,8 @@ struct BlobsBenchmark: Sendable {
     var accordBinary = ServerBenchmark.siblingExecutable("accord")
     var megabytes = 100
     var smallBlobs = 1000
+    /// Samples of each large transfer (Accord and curl each move new content once per sample).
+    var samples = 5
     var only: Set<String>?
 
     static let names = ["upload_100MB", "download_100MB", "small_blobs_1k", "cache_hit_read"]
@@ -35,8 +42,10 @@ struct BlobsBenchmark: Sendable {
             case "--quick":
                 bench.megabytes = 20
                 bench.smallBlobs = 200
+                bench.samples = 3
             case "--accord": bench.accordBinary = try words.value(arg)
             case "--mb": bench.megabytes = try words.count(arg)
+            case "--samples": bench.samples = max(1, try words.count(arg))
             case "--only": bench.only = try words.names(arg, from: Self.names, kind: "case")
             default: throw BenchFailure.usage("unknown option '\(arg)'")
             }
@@ -91,77 +100,12 @@ struct BlobsBenchmark: Sendable {
         try await BenchClients.waitUntil("the document reached the server") { await phone.isSynced(document) }
 
         if wants("upload_100MB") || wants("download_100MB") {
-            let size = megabytes << 20
-            let ours = (work as NSString).appendingPathComponent("ours.bin")
-            let theirs = (work as NSString).appendingPathComponent("curl.bin")
-            try Self.writeRandomFile(ours, bytes: size, seed: 1)
-            try Self.writeRandomFile(theirs, bytes: size, seed: 2)
-            let mb = Double(size) / Double(1 << 20)
-
-            let uploaded = phone.expectEvent(BlobUploadedEvent.self)
-            let putStart = ContinuousClock.now
-            let blob = try await phone.putBlob(document, fileURL: URL(fileURLWithPath: ours), contentType: "application/octet-stream")
-            let uploadStart = ContinuousClock.now
-            _ = try await uploaded.value(timeout: .seconds(600))
-            let upload = Self.seconds(ContinuousClock.now - uploadStart)
-            try await phone.withDocument(document) { doc in try doc.getMap("files").set("big", blob.toJSON()) }
-
-            let curlHash = try Self.sha256(file: theirs)
-            let curlUpload = try Self.curl(
-                ["-X", "PUT", "-H", "Content-Type: application/octet-stream", "-T", theirs, "-o", "/dev/null"],
-                url: "\(base)/\(document.rawValue)/blobs/\(curlHash)", token: token)
-            if wants("upload_100MB") {
-                var record = BenchRecord(name: "upload_\(megabytes)MB", engine: "accord")
-                record["mb_per_s"] = .double((mb / upload * 10).rounded() / 10)
-                record["seconds"] = .double((upload * 1000).rounded() / 1000)
-                record["local_put_ms"] = BenchRecord.rounded(Self.seconds(uploadStart - putStart) * 1000)
-                record["curl_mb_per_s"] = .double((mb / curlUpload * 10).rounded() / 10)
-                record["ratio_to_curl"] = .double((curlUpload / upload * 100).rounded() / 100)
-                record.emit()
-            }
-
-            if wants("download_100MB") {
-                try await laptop.open(document, waitForLoad: .network)
-                let downloadStart = ContinuousClock.now
-                try await laptop.pinBlob(document, blob)
-                let download = Self.seconds(ContinuousClock.now - downloadStart)
-                let target = (work as NSString).appendingPathComponent("curl-copy.bin")
-                let curlDownload = try Self.curl(
-                    ["-o", target], url: "\(base)/\(document.rawValue)/blobs/\(blob.hash)", token: token)
-                // The client's download ends synced to disk; curl's in the page cache.
-                // The same sync after curl, for a like-for-like figure.
-                let syncStart = ContinuousClock.now
-                let descriptor = open(target, O_RDONLY)
-                fsync(descriptor)
-                close(descriptor)
-                let curlSync = Self.seconds(ContinuousClock.now - syncStart)
-                guard FileManager.default.contentsEqual(atPath: ours, andPath: target) else {
-                    throw BenchFailure("curl downloaded other bytes than were uploaded")
-                }
-                var record = BenchRecord(name: "download_\(megabytes)MB", engine: "accord")
-                record["mb_per_s"] = .double((mb / download * 10).rounded() / 10)
-                record["seconds"] = .double((download * 1000).rounded() / 1000)
-                record["curl_mb_per_s"] = .double((mb / curlDownload * 10).rounded() / 10)
-                record["ratio_to_curl"] = .double((curlDownload / download * 100).rounded() / 100)
-                record["curl_synced_mb_per_s"] = .double((mb / (curlDownload + curlSync) * 10).rounded() / 10)
-                record["ratio_to_curl_synced"] = .double(((curlDownload + curlSync) / download * 100).rounded() / 100)
-                record["note"] = "accord: into the client's store, verified and synced; curl: to a file (curl_synced: then fsync)"
-                // The transport alone (AccordNet's HTTPClient into a sink that only
-                // counts), to tell the network path from the store's work.
-                let http = try HTTPClient()
-                let counter = CountingSink()
-                var request = HTTPClientRequest(.get, "\(base)/\(document.rawValue)/blobs/\(blob.hash)")
-                request.headers = [("authorization", "Bearer \(token)")]
-                let rawStart = ContinuousClock.now
-                _ = try await http.send(request, timeout: .seconds(300), sink: counter)
-                let raw = Self.seconds(ContinuousClock.now - rawStart)
-                await http.stop()
-                record["transport_only_mb_per_s"] = .double((mb / raw * 10).rounded() / 10)
-                record.emit()
-                try? FileManager.default.removeItem(atPath: target)
-            }
-            try? FileManager.default.removeItem(atPath: ours)
-            try? FileManager.default.removeItem(atPath: theirs)
+            let transfers = LargeBlobTransfers(
+                phone: phone, laptop: laptop, document: document, base: base, token: token, work: work,
+                megabytes: megabytes, samples: samples)
+            let results = try await transfers.run(download: wants("download_100MB"))
+            if wants("upload_100MB") { uploadRecord(results).emit() }
+            if wants("download_100MB") { downloadRecord(results).emit() }
         }
 
         if wants("small_blobs_1k") {
@@ -207,7 +151,7 @@ struct BlobsBenchmark: Sendable {
             record["blobs_per_s"] = .double((Double(count) / total).rounded())
             record["put_seconds"] = .double((Self.seconds(putAt - start) * 1000).rounded() / 1000)
             record["upload_seconds"] = .double((Self.seconds(uploadedAt - start) * 1000).rounded() / 1000)
-            record["note"] = "putBlobs (one batch) + one edit attaching all, uploads (queue, 3 at a time), reads on a second client 8 at a time"
+            record["note"] = "putBlobs (one batch) + one edit attaching all, uploads (queue, small ones 8 at a time), reads on a second client 8 at a time"
             record.emit()
         }
 
@@ -228,6 +172,46 @@ struct BlobsBenchmark: Sendable {
             record["samples"] = BenchRecord.int(samples.count)
             record.emit()
         }
+    }
+
+    private func uploadRecord(_ results: LargeBlobTransfers.Results) -> BenchRecord {
+        var record = BenchRecord(name: "upload_\(megabytes)MB", engine: "accord")
+        transferFigures(results.uploads, into: &record)
+        record["local_put_ms"] = SampleSpread.round(SampleSpread(values: results.localPutMilliseconds).median, 3)
+        return record
+    }
+
+    private func downloadRecord(_ results: LargeBlobTransfers.Results) -> BenchRecord {
+        var record = BenchRecord(name: "download_\(megabytes)MB", engine: "accord")
+        transferFigures(results.downloads, into: &record)
+        let mb = Double(megabytes)
+        let synced = SampleSpread(values: results.curlSynced).median
+        record["curl_synced_mb_per_s"] = SampleSpread.round(mb / synced, 1)
+        let syncedRatios = zip(results.downloads, results.curlSynced).map { pair, synced in synced / pair.accord }
+        record["ratio_to_curl_synced"] = SampleSpread.round(SampleSpread(values: syncedRatios).median, 2)
+        record["transport_only_mb_per_s"] = SampleSpread.round(mb / SampleSpread(values: results.transportOnly).median, 1)
+        record["note"] = "medians; accord: into the client's store, verified and synced; curl: to a file (curl_synced: then fsync)"
+        return record
+    }
+
+    /// The figures both large transfers report: medians, then the spread.
+    private func transferFigures(_ pairs: [LargeBlobTransfers.Pair], into record: inout BenchRecord) {
+        let mb = Double(megabytes)
+        let accord = SampleSpread(values: pairs.map(\.accord))
+        let curl = SampleSpread(values: pairs.map(\.curl))
+        let ratios = SampleSpread(values: pairs.map(\.ratio))
+        record["mb_per_s"] = SampleSpread.round(mb / accord.median, 1)
+        record["seconds"] = SampleSpread.round(accord.median, 3)
+        record["curl_mb_per_s"] = SampleSpread.round(mb / curl.median, 1)
+        record["ratio_to_curl"] = SampleSpread.round(ratios.median, 2)
+        record["samples"] = BenchRecord.int(pairs.count)
+        record["ratio_min"] = SampleSpread.round(ratios.min, 2)
+        record["ratio_max"] = SampleSpread.round(ratios.max, 2)
+        record["ratios"] = ratios.list(2)
+        record["mb_per_s_min"] = SampleSpread.round(mb / accord.max, 1)
+        record["mb_per_s_max"] = SampleSpread.round(mb / accord.min, 1)
+        record["curl_mb_per_s_min"] = SampleSpread.round(mb / curl.max, 1)
+        record["curl_mb_per_s_max"] = SampleSpread.round(mb / curl.min, 1)
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -103,6 +103,23 @@ import AccordTesting
         }
         #expect(try await unavailable.value(timeout: .seconds(5)).reason == .hashMismatch)
         #expect(try await !note.blobs.isLocal(tampered))
+
+        // Past 1 MiB the download is hashed on a thread of its own, reading back the
+        // file: a wrong byte near the end is caught all the same.
+        let large = bytes(3 << 20, seed: 4)
+        let largeBlob = try BlobRef(contentType: "video/mp4", data: large)
+        var largeWrong = large
+        largeWrong[large.count - 100] ^= 0x01
+        server.set(largeBlob.hash, .wrongBytes(largeWrong))
+        let largeUnavailable = laptop.expectEvent(BlobUnavailableEvent.self) { $0.hash == largeBlob.hash }
+        do {
+            _ = try await note.blobs.data(for: largeBlob)
+            Issue.record("wrong large bytes were accepted")
+        } catch {
+            #expect(error.code == .blobHashMismatch)
+        }
+        #expect(try await largeUnavailable.value(timeout: .seconds(5)).reason == .hashMismatch)
+        #expect(try await !note.blobs.isLocal(largeBlob))
         let store = try BlobStore(storage: laptop.store.storage)
         #expect(try store.list().map(\.hash.hex) == [goodBlob.hash])
         await laptop.stop()
