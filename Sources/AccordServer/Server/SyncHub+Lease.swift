@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import AccordCRDT
 import AccordStore
 
@@ -121,7 +122,9 @@ extension SyncHub {
     /// - Throws: `DOCUMENT_UNAVAILABLE` when the server is stopping (nothing stored) or
     ///   the store failed (the members still get the edit; the next flush retries it).
     func commit(_ edit: (update: [UInt8], actions: [RoomAction]), in room: Room) throws(AccordError) {
-        guard !queue.sync(execute: { isStopped }) else { throw Self.unavailable(room.id, cause: "the server is stopping") }
+        // The gate, not `isStopped`: a stop between a check and the append would flush
+        // without this write, which the caller would then be told is stored.
+        guard leaseWrites.enter() else { throw Self.unavailable(room.id, cause: "the server is stopping") }
         let stored: Result<UInt64, AccordError>
         do throws(AccordError) {
             let sequence = try documents.append(edit.update, to: room.id, isLocal: false)
@@ -130,6 +133,7 @@ extension SyncHub {
         } catch {
             stored = .failure(error)
         }
+        leaseWrites.leave()
         queue.sync {
             if case .success(let sequence) = stored {
                 room.persisted(storeSequence: sequence, ack: nil, now: options.now())
@@ -147,5 +151,37 @@ extension SyncHub {
         AccordError(
             .documentUnavailable, "The document is momentarily unreachable; retry the write",
             details: ["document": document.rawValue, "cause": cause])
+    }
+}
+
+/// Counts writes in flight and, once closed, refuses new ones: ``SyncHub/stop()`` closes
+/// it and waits, so every write either finished before the stop's flush or never began.
+final class WriteGate: @unchecked Sendable {
+    // Invariant behind @unchecked Sendable: `active` and `closed` change under `condition`.
+    private let condition = NSCondition()
+    private var active = 0
+    private var closed = false
+
+    /// False once closed: the write must not begin.
+    func enter() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { return false }
+        active += 1
+        return true
+    }
+
+    func leave() {
+        condition.lock()
+        active -= 1
+        if active == 0 { condition.broadcast() }
+        condition.unlock()
+    }
+
+    func closeAndWait() {
+        condition.lock()
+        closed = true
+        while active > 0 { condition.wait() }
+        condition.unlock()
     }
 }

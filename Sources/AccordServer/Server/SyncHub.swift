@@ -58,6 +58,9 @@ final class SyncHub: @unchecked Sendable {
     var rooms: [DocumentID: LoadedRoom] = [:]
     /// Rooms lent to REST work, with what waits for them (`SyncHub+Lease.swift`).
     var leases: [DocumentID: RoomLease] = [:]
+    /// Lease bodies' writes to the store in flight; ``stop()`` waits for them and lets
+    /// none start after it.
+    let leaseWrites = WriteGate()
     /// Called on the REST worker's thread once it has a room, before its body runs.
     /// Tests block here to hold a lease as long as they need.
     var leaseStarted: (@Sendable (DocumentID) -> Void)?
@@ -107,6 +110,8 @@ final class SyncHub: @unchecked Sendable {
     /// Closes every connection, flushes the store and unloads every room. Waits for
     /// the queue, so call it off the queue.
     func stop() throws(AccordError) {
+        // Before the queue: a write that began stores all of it, and the flush below covers it.
+        leaseWrites.closeAndWait()
         let result: Result<Void, AccordError> = queue.sync {
             isStopped = true
             timer?.cancel()
