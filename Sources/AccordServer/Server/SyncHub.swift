@@ -45,6 +45,10 @@ final class SyncHub: @unchecked Sendable {
         /// A catch-up of this room is queued: later notices wait for it (one read serves
         /// every notice that arrived before it runs).
         var catchUpQueued = false
+        /// Which load of the document this is (unique while the hub runs): with the
+        /// room's ``Room/revision``, names one state of the document (the dashboard's
+        /// content cache).
+        var generation: UInt64 = 0
     }
 
     let queue = DispatchQueue(label: "accord.sync")
@@ -54,6 +58,8 @@ final class SyncHub: @unchecked Sendable {
     let metrics: ServerMetrics
     var connections: [ConnectionID: Connection] = [:]
     var rooms: [DocumentID: LoadedRoom] = [:]
+    /// Rooms loaded so far: the next ``LoadedRoom/generation``.
+    private var roomsLoaded: UInt64 = 0
     /// Every attached channel and its session counts (in memory only).
     private var channelRegistry = ChannelRegistry()
     /// Open, signed-in connections per user (``Options/maxConnectionsPerUser``).
@@ -403,7 +409,8 @@ final class SyncHub: @unchecked Sendable {
             id: document, doc: doc, storedBytes: metadata.size, maxDocumentBytes: options.maxDocumentBytes,
             now: options.now())
         room.publishesAwareness = options.clustered
-        rooms[document] = LoadedRoom(room: room, idleSince: nil, through: through)
+        roomsLoaded += 1
+        rooms[document] = LoadedRoom(room: room, idleSince: nil, through: through, generation: roomsLoaded)
         updateGauges()
         return room
     }
