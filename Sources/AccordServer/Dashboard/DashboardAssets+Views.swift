@@ -158,6 +158,12 @@ extension DashboardAssets {
         let doc;
         try { doc = await api('GET', 'document', { id }); } catch (error) { showError(this.body, error); return; }
         if (state.view !== this) return;
+        // The server encodes a document's tree at most four times a second; an older tree
+        // says when a refetch gets the current one.
+        clearTimeout(this.staleTimer);
+        if (doc.contentCurrent === false) {
+          this.staleTimer = setTimeout(() => { if (state.view === this) this.refresh(); }, doc.contentRetryMilliseconds || 250);
+        }
         if (!this.note) {
           this.note = el('p', { role: 'status', class: 'muted', id: 'action-note' });
           this.confirm = el('div');
@@ -216,7 +222,12 @@ extension DashboardAssets {
               ] : el('p', { class: 'muted' }, 'no access row')),
             el('section', { class: 'panel', 'aria-labelledby': 'blobs-title' }, el('h3', { id: 'blobs-title' }, 'Blobs'),
               doc.blobs.length === 0 ? el('p', { class: 'muted' }, 'none') :
-                el('ul', { class: 'plain' }, doc.blobs.map((b) => el('li', {}, el('code', {}, b.hash.slice(0, 16)), ` ${b.contentType}, ${formatBytes(b.size)}`)))),
+                el('ul', { class: 'plain', id: 'blobs' }, doc.blobs.map((b) => el('li', { class: 'row-inline', 'data-hash': b.hash },
+                  el('code', { title: b.hash }, b.hash.slice(0, 16)), ` ${b.contentType}, ${formatBytes(b.size)}`,
+                  // Fetched with the token (never in a URL), saved from memory under its hash.
+                  el('button', { type: 'button', class: 'secondary blob-download', 'aria-label': `Download blob ${b.hash}`,
+                    on: { click: () => this.act('Download blob', async () => download(b.hash, await api('GET', 'document/blob', { id, hash: b.hash }))) } },
+                    'Download'))))),
             el('section', { class: 'panel', 'aria-labelledby': 'updates-title' }, el('h3', { id: 'updates-title' }, 'Recent updates'),
               doc.recentUpdates.length === 0 ? el('p', { class: 'muted' }, 'none since the server started') :
                 el('ul', { class: 'plain', id: 'updates' }, doc.recentUpdates.map((u) => el('li', {}, `${formatTime(u.time)}: ${formatBytes(u.bytes)}`))))));
@@ -243,9 +254,31 @@ extension DashboardAssets {
     title: 'People',
     render() {
       this.body = el('div');
-      root().append(el('h2', {}, 'People'), el('p', { class: 'muted' }, 'Users connected now, and those seen since the server started.'), this.body);
+      this.collections = el('div', { id: 'collections' });
+      // Collection pages: the `after` cursor of each page shown so far (first page: '').
+      this.cursors = [''];
+      root().append(el('h2', {}, 'People'), el('p', { class: 'muted' }, 'Users connected now, and those seen since the server started.'), this.body,
+        el('section', { 'aria-labelledby': 'collections-title' }, el('h3', { id: 'collections-title' }, 'Collections'), this.collections));
       this.refresh = coalesced(() => this.load());
       this.refresh();
+      this.loadCollections();
+    },
+    async loadCollections() {
+      let page;
+      try { page = await api('GET', 'collections', { after: this.cursors[this.cursors.length - 1] }); } catch (error) { showError(this.collections, error); return; }
+      if (state.view !== this) return;
+      const number = this.cursors.length;
+      clear(this.collections).append(page.collections.length === 0 ? el('p', { class: 'muted' }, number === 1 ? 'no collections' : 'no more collections') :
+        el('div', { class: 'table-wrap' }, el('table', { 'aria-label': 'Collections' },
+          el('thead', {}, el('tr', {}, ['Id', 'Title', 'Owner', 'Members', 'Documents'].map((h) => el('th', { scope: 'col' }, h)))),
+          el('tbody', {}, page.collections.map((c) => el('tr', { 'data-collection': c.id },
+            el('td', {}, c.id), el('td', {}, c.title), el('td', {}, c.owner),
+            el('td', {}, c.members.map((m) => `${m.user} (${m.role})`).join(', ') || '\u2014'),
+            el('td', {}, c.documents.map((d, i) => [i ? ', ' : '', el('a', { href: `#/document/${encodeURIComponent(d)}` }, d)]))))))),
+        el('div', { class: 'pager' },
+          el('button', { type: 'button', class: 'secondary', disabled: number === 1, on: { click: () => { this.cursors.pop(); this.loadCollections(); } } }, 'Previous'),
+          el('span', { class: 'muted' }, ` page ${number} `),
+          el('button', { type: 'button', class: 'secondary', disabled: !page.next, on: { click: () => { this.cursors.push(page.next); this.loadCollections(); } } }, 'Next')));
     },
     async load() {
       let result;
@@ -253,13 +286,14 @@ extension DashboardAssets {
       if (state.view !== this) return;
       clear(this.body).append(result.people.length === 0 ? el('p', { class: 'muted' }, 'nobody yet') :
         el('div', { class: 'table-wrap' }, el('table', { 'aria-label': 'People' },
-          el('thead', {}, el('tr', {}, ['User', 'Status', 'Connections', 'Documents', 'Groups'].map((h) => el('th', { scope: 'col' }, h)))),
+          el('thead', {}, el('tr', {}, ['User', 'Status', 'Connections', 'Documents', 'Groups', 'Collections'].map((h) => el('th', { scope: 'col' }, h)))),
           el('tbody', {}, result.people.map((p) => el('tr', { 'data-user': p.user },
             el('td', {}, p.user),
             el('td', {}, p.connected ? el('span', { class: 'ok' }, 'connected') : `last seen ${formatTime(p.lastSeen)}`),
             el('td', { class: 'num' }, String(p.connections.length)),
             el('td', {}, p.documents.map((d, i) => [i ? ', ' : '', el('a', { href: `#/document/${encodeURIComponent(d)}` }, d)])),
-            el('td', {}, p.groups.join(', ') || '\u2014')))))));
+            el('td', {}, p.groups.join(', ') || '\u2014'),
+            el('td', {}, (p.collections || []).join(', ') || '\u2014')))))));
     },
     onChanged(message) { if (message.activity) this.refresh(); },
   };
