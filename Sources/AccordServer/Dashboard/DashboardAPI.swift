@@ -22,6 +22,7 @@ import AccordStore
 /// | `PUT`, `DELETE /v1/admin/dashboard/document/link-access?id=` | as `/v1/documents/{id}/link-access`, acting for the owner |
 /// | `GET /v1/admin/dashboard/people` | users connected now or seen since the server started, their connections, documents, groups and collections |
 /// | `GET /v1/admin/dashboard/collections?after=&limit=` | every collection, a page at a time, in id order |
+/// | `GET /v1/admin/dashboard/groups?after=&limit=` | every group, its members and how many documents it is granted, paged |
 ///
 /// Document ids travel in the `id` query parameter, so an id may hold any character a
 /// document id may (slashes included) without clashing with the action in the path.
@@ -78,6 +79,8 @@ struct DashboardAPI: Sendable {
                     collections: directory.access.collections))
             case (.get, "collections"):
                 return RecordsAPI.result(try collectionsPage(request))
+            case (.get, "groups"):
+                return RecordsAPI.result(try groupsPage(request))
             case (_, "document"), (_, "document/yjs"), (_, "document/export"), (_, "document/compact"),
                  (_, "document/permissions"), (_, "document/link-access"), (_, "document/blob"):
                 return try documentRoute(route, request)

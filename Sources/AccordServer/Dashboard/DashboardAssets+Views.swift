@@ -254,31 +254,38 @@ extension DashboardAssets {
     title: 'People',
     render() {
       this.body = el('div');
-      this.collections = el('div', { id: 'collections' });
-      // Collection pages: the `after` cursor of each page shown so far (first page: '').
-      this.cursors = [''];
-      root().append(el('h2', {}, 'People'), el('p', { class: 'muted' }, 'Users connected now, and those seen since the server started.'), this.body,
-        el('section', { 'aria-labelledby': 'collections-title' }, el('h3', { id: 'collections-title' }, 'Collections'), this.collections));
+      root().append(el('h2', {}, 'People'), el('p', { class: 'muted' }, 'Users connected now, and those seen since the server started.'), this.body);
       this.refresh = coalesced(() => this.load());
       this.refresh();
-      this.loadCollections();
+      this.pagedList('collections', 'Collections', ['Id', 'Title', 'Owner', 'Members', 'Documents'], (c) => el('tr', { 'data-collection': c.id },
+        el('td', {}, c.id), el('td', {}, c.title), el('td', {}, c.owner),
+        el('td', {}, c.members.map((m) => `${m.user} (${m.role})`).join(', ') || '\u2014'),
+        el('td', {}, c.documents.map((d, i) => [i ? ', ' : '', el('a', { href: `#/document/${encodeURIComponent(d)}` }, d)]))));
+      this.pagedList('groups', 'Groups', ['Group', 'Members', 'Documents granted'], (g) => el('tr', { 'data-group': g.group },
+        el('td', {}, g.group), el('td', {}, g.members.join(', ') || '\u2014'), el('td', { class: 'num' }, String(g.documents))));
     },
-    async loadCollections() {
-      let page;
-      try { page = await api('GET', 'collections', { after: this.cursors[this.cursors.length - 1] }); } catch (error) { showError(this.collections, error); return; }
-      if (state.view !== this) return;
-      const number = this.cursors.length;
-      clear(this.collections).append(page.collections.length === 0 ? el('p', { class: 'muted' }, number === 1 ? 'no collections' : 'no more collections') :
-        el('div', { class: 'table-wrap' }, el('table', { 'aria-label': 'Collections' },
-          el('thead', {}, el('tr', {}, ['Id', 'Title', 'Owner', 'Members', 'Documents'].map((h) => el('th', { scope: 'col' }, h)))),
-          el('tbody', {}, page.collections.map((c) => el('tr', { 'data-collection': c.id },
-            el('td', {}, c.id), el('td', {}, c.title), el('td', {}, c.owner),
-            el('td', {}, c.members.map((m) => `${m.user} (${m.role})`).join(', ') || '\u2014'),
-            el('td', {}, c.documents.map((d, i) => [i ? ', ' : '', el('a', { href: `#/document/${encodeURIComponent(d)}` }, d)]))))))),
-        el('div', { class: 'pager' },
-          el('button', { type: 'button', class: 'secondary', disabled: number === 1, on: { click: () => { this.cursors.pop(); this.loadCollections(); } } }, 'Previous'),
-          el('span', { class: 'muted' }, ` page ${number} `),
-          el('button', { type: 'button', class: 'secondary', disabled: !page.next, on: { click: () => { this.cursors.push(page.next); this.loadCollections(); } } }, 'Next')));
+    // A server-paged list (`name` is the route and the answer's key): Previous and Next
+    // walk the `after` cursors of the pages shown so far.
+    pagedList(name, caption, headings, row) {
+      const box = el('div', { id: name });
+      root().append(el('section', { 'aria-labelledby': `${name}-title` }, el('h3', { id: `${name}-title` }, caption), box));
+      const cursors = [''];
+      const load = async () => {
+        let page;
+        try { page = await api('GET', name, { after: cursors[cursors.length - 1] }); } catch (error) { showError(box, error); return; }
+        if (state.view !== this) return;
+        const items = page[name];
+        clear(box).append(items.length === 0 ? el('p', { class: 'muted' }, cursors.length === 1 ? `no ${name}` : `no more ${name}`) :
+          el('div', { class: 'table-wrap' }, el('table', { 'aria-label': caption },
+            el('thead', {}, el('tr', {}, headings.map((h) => el('th', { scope: 'col' }, h)))),
+            el('tbody', {}, items.map(row)))),
+          // One page only: no pager.
+          cursors.length === 1 && !page.next ? null : el('div', { class: 'pager' },
+            el('button', { type: 'button', class: 'secondary', disabled: cursors.length === 1, on: { click: () => { cursors.pop(); load(); } } }, 'Previous'),
+            el('span', { class: 'muted' }, ` page ${cursors.length} `),
+            el('button', { type: 'button', class: 'secondary', disabled: !page.next, on: { click: () => { cursors.push(page.next); load(); } } }, 'Next')));
+      };
+      load();
     },
     async load() {
       let result;

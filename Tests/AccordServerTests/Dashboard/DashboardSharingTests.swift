@@ -5,8 +5,8 @@ import Foundation
 import Testing
 @testable import AccordServer
 
-/// The People page's collections (every collection, paged; each person's) and the
-/// document page's blob downloads.
+/// The People page's collections (every collection, paged; each person's) and groups
+/// (every group, paged), and the document page's blob downloads.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct DashboardSharingTests {
     @Test func collectionsAreListedAPageAtATimeAndPeopleShowTheirs() async throws {
@@ -65,6 +65,33 @@ struct DashboardSharingTests {
         let seen = try await cora(connected: false)
         #expect(seen?["collections"] as? [String] == ["c-c"], "\(String(describing: seen))")
         #expect(seen?["documents"] as? [String] == ["doc-2"])
+        try await server.stop()
+    }
+
+    @Test func groupsAreListedAPageAtATimeWithTheirMembers() async throws {
+        let server = try TestServer()
+        let admin = DashboardAPITests.admin(server)
+        for (group, users) in [("team/design", ["gus", "amy"]), ("team/ops", ["zoe"]), ("org/all", ["amy"])] {
+            let put = try await DashboardAPITests.call(server, "PUT", "/v1/admin/groups/\(group)/members", token: admin, json: ["users": users])
+            #expect(put.status == 200, "\(group): \(put.status)")
+        }
+        var rows: [[String: Any]] = []
+        var after = ""
+        var pages = 0
+        repeat {
+            let page = try await DashboardAPITests.call(server, "GET", "/v1/admin/dashboard/groups?limit=2&after=\(after)", token: admin)
+            #expect(page.status == 200)
+            rows += page.result?["groups"] as? [[String: Any]] ?? []
+            pages += 1
+            after = page.result?["next"] as? String ?? ""
+        } while !after.isEmpty && pages < 5
+        #expect(rows.compactMap { $0["group"] as? String } == ["org/all", "team/design", "team/ops"] && pages == 2)
+        #expect(rows.first { $0["group"] as? String == "team/design" }?["members"] as? [String] == ["amy", "gus"])
+        #expect(rows.allSatisfy { $0["documents"] as? Int == 0 })
+        let refused = try await DashboardAPITests.call(server, "GET", "/v1/admin/dashboard/groups?limit=0", token: admin)
+        #expect(refused.status == 400 && refused.errorCode == "INVALID_ARGUMENT")
+        let user = try await DashboardAPITests.call(server, "GET", "/v1/admin/dashboard/groups", token: server.token("gus"))
+        #expect(user.status == 403 && user.errorCode == "PERMISSION_DENIED")
         try await server.stop()
     }
 
