@@ -40,6 +40,22 @@ struct DashboardCPUTests {
         #expect(cpu.seconds[.live] == 0 && cpu.seconds[.sampler] == 0 && cpu.seconds[.hooks] == 0)
     }
 
+    @Test func sampledWorkIsTimedOnceInSixteenCallsAndCountedSixteenTimes() {
+        guard DashboardCPU.isSupported else { return }
+        let cpu = DashboardCPU()
+        func work() -> Int { (0..<200_000).reduce(0) { $0 &+ $1 &* 31 } }
+        for _ in 1..<DashboardCPU.sampleEvery { #expect(cpu.measureSampled(.hooks, work) != 0) }
+        #expect(cpu.seconds[.hooks] == 0, "fifteen calls: none timed yet")
+        #expect(cpu.measureSampled(.hooks, work) != 0)
+        let once = cpu.seconds[.hooks]!
+        #expect(once > 0)
+        // The sixteenth call alone is timed, and counted for all sixteen: its time times 16.
+        let timed = cpu.measure(.routes, work)
+        #expect(timed != 0)
+        let single = cpu.seconds[.routes]!
+        #expect(once > 4 * single, "counted sixteen times: \(once) vs one call's \(single)")
+    }
+
     @Test func theCounterMovesWhenAPageWorksAndStaysFlatWhenNoneIsOpen() async throws {
         guard DashboardCPU.isSupported else { return }
         // A short heartbeat: the raw socket below answers no ping, so the server hangs
@@ -52,9 +68,10 @@ struct DashboardCPUTests {
         let before = try await Self.dashboardCPU(server)
         #expect(Set(before.keys) == ["sampler", "routes", "live", "hooks"])
         // No page: traffic and samples go on, the page's parts do not move at all.
-        for index in 0..<5 {
+        // Two hook calls per stored update (the hub's and the store's), one in 16 timed.
+        for index in 0..<16 {
             try client.edit("watched") { doc in try doc.getText("t").insert(0, "\(index)") }
-            try await Task.sleep(for: .milliseconds(300))
+            try await Task.sleep(for: .milliseconds(100))
         }
         let idle = try await Self.dashboardCPU(server)
         #expect(idle["routes"] == 0 && idle["live"] == 0, "\(idle)")
