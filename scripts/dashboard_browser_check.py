@@ -15,6 +15,7 @@ them); exit 1 with the reason on stderr and in {"error": ...} when they could no
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -342,9 +343,32 @@ def main() -> None:
         checks.record("title_markup_shown_as_text", bool(status == 200 and shown and cell and images == 0 and ran is None),
                       f"patch: {status}; in page heading: {bool(shown)}; in table cell: {bool(cell)}; img elements: {images}; window.__xss: {ran!r}")
 
+        # A blob the document references downloads from its page (through the admin route).
+        blob = b"dashboard blob " * 1000
+        blob_hash = hashlib.sha256(blob).hexdigest()
+        upload = urllib.request.Request(f"{base}/v1/documents/{document}/blobs/{blob_hash}", data=blob, method="PUT")
+        upload.add_header("Authorization", f"Bearer {args.alice_token}")
+        upload.add_header("Content-Type", "application/pdf")
+        with urllib.request.urlopen(upload, timeout=10) as response:
+            uploaded = response.status
+        driver.get(f"{base}/dashboard#/document/{document}")
+        listed, _ = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, f'#blobs li[data-hash="{blob_hash}"]'), 5, clients)
+        click(driver, f'#blobs li[data-hash="{blob_hash}"] button.blob-download', clients)
+        downloaded, _ = wait_for(lambda: "Download blob: done" in text_of(driver, "#action-note"), 5, clients)
+        checks.record("blob_downloads", bool(uploaded == 201 and listed and downloaded),
+                      f"upload: {uploaded}; listed: {bool(listed)}; note: {text_of(driver, '#action-note')!r}")
+
+        # Alice's collection holding the document is on the People page, with her.
+        status_collection, _ = rest(base, "POST", "/v1/collections", args.alice_token, {"id": "dash-col", "title": "Dash team"})
+        status_member, _ = rest(base, "PUT", "/v1/collections/dash-col/documents", args.alice_token, {"document": document})
         driver.get(base + "/dashboard#/people")
         people, _ = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, 'tr[data-user="alice"]'), 5, clients)
         checks.record("people_lists_connected_user", bool(people), "alice listed" if people else "alice missing")
+        collection_row = '#collections tr[data-collection="dash-col"]'
+        collection, _ = wait_for(lambda: document in text_of(driver, collection_row)
+                                 and "dash-col" in text_of(driver, 'tr[data-user="alice"]'), 5, clients)
+        checks.record("people_lists_collections", bool(status_collection == 201 and status_member == 200 and collection),
+                      f"create: {status_collection}; add document: {status_member}; row: {text_of(driver, collection_row)!r}")
         shot("people-1280x800")
 
         # Everything so far ran without a console error.

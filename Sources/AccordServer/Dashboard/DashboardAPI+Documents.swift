@@ -95,9 +95,14 @@ extension DashboardAPI {
     /// Everything the document page shows, read now.
     func documentPage(_ id: DocumentID) throws(AccordError) -> AnyValue {
         let metadata = try directory.documents.metadata(id)
-        let view = hub.roomView(id)
-        let state: [UInt8]
-        if let view { state = view.state } else { state = try directory.documents.load(id).encodeStateAsUpdate() }
+        let view = hub.roomView(id) { revision in contents.wouldEncode(id, key: .room(revision)) }
+        let key: DashboardContentCache.Key = view.map { .room($0.revision) }
+            ?? .stored(size: metadata.size, updated: Self.milliseconds(metadata.updated))
+        let content = try contents.content(id, key: key) { () throws(AccordError) -> AnyValue in
+            // The view's state when it has one; else the document now (at least as new as `key`).
+            if let state = view?.state { return try ContentTree.json(ofUpdate: state) }
+            return try ContentTree.json(ofUpdate: try state(of: id))
+        }
         let access = try directory.access.access(id)
         let blobs = try blobStore?.blobs(referencedBy: id) ?? []
         func awareness(_ entries: [(clientID: ClientID, state: AnyValue)]) -> AnyValue {
@@ -110,7 +115,11 @@ extension DashboardAPI {
             ("size", .int(Int64(metadata.size))),
             ("created", .int(Self.milliseconds(metadata.created))), ("updated", .int(Self.milliseconds(metadata.updated))),
             ("loaded", .bool(view != nil)), ("pendingAcks", .int(Int64(view?.pendingAcks ?? 0))),
-            ("content", try ContentTree.json(ofUpdate: state)),
+            ("content", content.content),
+            // Not current: a tree encoded less than a quarter second ago, of an older state;
+            // a refetch after `contentRetryMilliseconds` gets the state then.
+            ("contentCurrent", .bool(content.current)),
+            ("contentRetryMilliseconds", content.retryInMilliseconds.map { .int(Int64($0)) } ?? .null),
             ("clients", .array((view?.clients ?? []).map { client in
                 .object(OrderedObject([
                     ("connection", .int(Int64(bitPattern: client.connection))),

@@ -16,10 +16,13 @@ import AccordStore
 /// | `DELETE /v1/admin/dashboard/document?id=` | deletes it |
 /// | `GET /v1/admin/dashboard/document/yjs?id=` | its state as one Yjs update (`document.yjs`) |
 /// | `GET /v1/admin/dashboard/document/export?id=` | the export bundle JSON of `/v1/admin/documents/{id}/export` |
+/// | `GET /v1/admin/dashboard/document/blob?id=&hash=` | a blob the document references, as an attachment |
 /// | `POST /v1/admin/dashboard/document/compact?id=` | folds its update log into a snapshot now |
 /// | `PUT`, `DELETE /v1/admin/dashboard/document/permissions?id=` | as `/v1/documents/{id}/permissions`, acting for the owner |
 /// | `PUT`, `DELETE /v1/admin/dashboard/document/link-access?id=` | as `/v1/documents/{id}/link-access`, acting for the owner |
-/// | `GET /v1/admin/dashboard/people` | users connected now or seen since the server started, their connections and documents |
+/// | `GET /v1/admin/dashboard/people` | users connected now or seen since the server started, their connections, documents, groups and collections |
+/// | `GET /v1/admin/dashboard/collections?after=&limit=` | every collection, a page at a time, in id order |
+/// | `GET /v1/admin/dashboard/groups?after=&limit=` | every group, its members and how many documents it is granted, paged |
 ///
 /// Document ids travel in the `id` query parameter, so an id may hold any character a
 /// document id may (slashes included) without clashing with the action in the path.
@@ -30,6 +33,8 @@ struct DashboardAPI: Sendable {
     let hub: SyncHub
     let monitor: DashboardMonitor
     let people: DashboardPeople
+    /// The document page's content trees (at most four encodings a second per document).
+    let contents: DashboardContentCache
     /// The sharing routes the permission and link-access actions go through.
     let documentsAPI: DocumentsAPI
     /// Where the blobs documents reference are listed from (nil: no blob storage).
@@ -43,8 +48,9 @@ struct DashboardAPI: Sendable {
     func register(in routes: inout HTTPRoutes) {
         // The strict headers of the page go on its data too (nosniff above all: a JSON
         // body holding user strings is never taken for markup).
-        let secured: @Sendable (HTTPRequest) -> HTTPResponse = { request in
-            var response = respond(to: request)
+        // Its CPU time is the dashboard's (`routes`): the check of the token included.
+        let secured: @Sendable (HTTPRequest) -> HTTPResponse = { [cpu = monitor.cpu] request in
+            var response = cpu.measure(.routes) { respond(to: request) }
             response.headers += DashboardPages.securityHeaders
             return response
         }
@@ -74,9 +80,15 @@ struct DashboardAPI: Sendable {
             case (.get, "documents"):
                 return RecordsAPI.result(try documentsTable(DashboardTableQuery(request)))
             case (.get, "people"):
-                return RecordsAPI.result(try people.json(connections: hub.connectionSummaries(), groups: directory.access.groups))
+                return RecordsAPI.result(try people.json(
+                    connections: hub.connectionSummaries(), groups: directory.access.groups,
+                    collections: directory.access.collections))
+            case (.get, "collections"):
+                return RecordsAPI.result(try collectionsPage(request))
+            case (.get, "groups"):
+                return RecordsAPI.result(try groupsPage(request))
             case (_, "document"), (_, "document/yjs"), (_, "document/export"), (_, "document/compact"),
-                 (_, "document/permissions"), (_, "document/link-access"):
+                 (_, "document/permissions"), (_, "document/link-access"), (_, "document/blob"):
                 return try documentRoute(route, request)
             default:
                 return HTTPResponse(status: 404, text: "not found\n")
@@ -99,6 +111,7 @@ struct DashboardAPI: Sendable {
         case (.delete, "document"):
             let response = try documentsAPI.deleteDocument(id, user: try owner(of: id))
             monitor.forget(id)
+            contents.forget(id)
             return response
         case (.get, "document/yjs"):
             let update = try state(of: id)
@@ -106,6 +119,7 @@ struct DashboardAPI: Sendable {
                 status: 200, contentType: "application/octet-stream",
                 headers: [("content-disposition", "attachment; filename=\"document.yjs\"")], body: update)
         case (.get, "document/export"): return export(id)
+        case (.get, "document/blob"): return try blobDownload(id, request)
         case (.post, "document/compact"):
             // Buffered appends first, so the fold takes in everything received so far.
             try directory.documents.flush()
@@ -140,7 +154,7 @@ struct DashboardAPI: Sendable {
 
     /// The document as its clients see it: the open room's copy, else the stored one.
     func state(of id: DocumentID) throws(AccordError) -> [UInt8] {
-        if let view = hub.roomView(id) { return view.state }
+        if let state = hub.roomView(id)?.state { return state }
         return try directory.documents.load(id).encodeStateAsUpdate()
     }
 }

@@ -158,6 +158,12 @@ extension DashboardAssets {
         let doc;
         try { doc = await api('GET', 'document', { id }); } catch (error) { showError(this.body, error); return; }
         if (state.view !== this) return;
+        // The server encodes a document's tree at most four times a second; an older tree
+        // says when a refetch gets the current one.
+        clearTimeout(this.staleTimer);
+        if (doc.contentCurrent === false) {
+          this.staleTimer = setTimeout(() => { if (state.view === this) this.refresh(); }, doc.contentRetryMilliseconds || 250);
+        }
         if (!this.note) {
           this.note = el('p', { role: 'status', class: 'muted', id: 'action-note' });
           this.confirm = el('div');
@@ -216,7 +222,12 @@ extension DashboardAssets {
               ] : el('p', { class: 'muted' }, 'no access row')),
             el('section', { class: 'panel', 'aria-labelledby': 'blobs-title' }, el('h3', { id: 'blobs-title' }, 'Blobs'),
               doc.blobs.length === 0 ? el('p', { class: 'muted' }, 'none') :
-                el('ul', { class: 'plain' }, doc.blobs.map((b) => el('li', {}, el('code', {}, b.hash.slice(0, 16)), ` ${b.contentType}, ${formatBytes(b.size)}`)))),
+                el('ul', { class: 'plain', id: 'blobs' }, doc.blobs.map((b) => el('li', { class: 'row-inline', 'data-hash': b.hash },
+                  el('code', { title: b.hash }, b.hash.slice(0, 16)), ` ${b.contentType}, ${formatBytes(b.size)}`,
+                  // Fetched with the token (never in a URL), saved from memory under its hash.
+                  el('button', { type: 'button', class: 'secondary blob-download', 'aria-label': `Download blob ${b.hash}`,
+                    on: { click: () => this.act('Download blob', async () => download(b.hash, await api('GET', 'document/blob', { id, hash: b.hash }))) } },
+                    'Download'))))),
             el('section', { class: 'panel', 'aria-labelledby': 'updates-title' }, el('h3', { id: 'updates-title' }, 'Recent updates'),
               doc.recentUpdates.length === 0 ? el('p', { class: 'muted' }, 'none since the server started') :
                 el('ul', { class: 'plain', id: 'updates' }, doc.recentUpdates.map((u) => el('li', {}, `${formatTime(u.time)}: ${formatBytes(u.bytes)}`))))));
@@ -246,6 +257,35 @@ extension DashboardAssets {
       root().append(el('h2', {}, 'People'), el('p', { class: 'muted' }, 'Users connected now, and those seen since the server started.'), this.body);
       this.refresh = coalesced(() => this.load());
       this.refresh();
+      this.pagedList('collections', 'Collections', ['Id', 'Title', 'Owner', 'Members', 'Documents'], (c) => el('tr', { 'data-collection': c.id },
+        el('td', {}, c.id), el('td', {}, c.title), el('td', {}, c.owner),
+        el('td', {}, c.members.map((m) => `${m.user} (${m.role})`).join(', ') || '\u2014'),
+        el('td', {}, c.documents.map((d, i) => [i ? ', ' : '', el('a', { href: `#/document/${encodeURIComponent(d)}` }, d)]))));
+      this.pagedList('groups', 'Groups', ['Group', 'Members', 'Documents granted'], (g) => el('tr', { 'data-group': g.group },
+        el('td', {}, g.group), el('td', {}, g.members.join(', ') || '\u2014'), el('td', { class: 'num' }, String(g.documents))));
+    },
+    // A server-paged list (`name` is the route and the answer's key): Previous and Next
+    // walk the `after` cursors of the pages shown so far.
+    pagedList(name, caption, headings, row) {
+      const box = el('div', { id: name });
+      root().append(el('section', { 'aria-labelledby': `${name}-title` }, el('h3', { id: `${name}-title` }, caption), box));
+      const cursors = [''];
+      const load = async () => {
+        let page;
+        try { page = await api('GET', name, { after: cursors[cursors.length - 1] }); } catch (error) { showError(box, error); return; }
+        if (state.view !== this) return;
+        const items = page[name];
+        clear(box).append(items.length === 0 ? el('p', { class: 'muted' }, cursors.length === 1 ? `no ${name}` : `no more ${name}`) :
+          el('div', { class: 'table-wrap' }, el('table', { 'aria-label': caption },
+            el('thead', {}, el('tr', {}, headings.map((h) => el('th', { scope: 'col' }, h)))),
+            el('tbody', {}, items.map(row)))),
+          // One page only: no pager.
+          cursors.length === 1 && !page.next ? null : el('div', { class: 'pager' },
+            el('button', { type: 'button', class: 'secondary', disabled: cursors.length === 1, on: { click: () => { cursors.pop(); load(); } } }, 'Previous'),
+            el('span', { class: 'muted' }, ` page ${cursors.length} `),
+            el('button', { type: 'button', class: 'secondary', disabled: !page.next, on: { click: () => { cursors.push(page.next); load(); } } }, 'Next')));
+      };
+      load();
     },
     async load() {
       let result;
@@ -253,13 +293,14 @@ extension DashboardAssets {
       if (state.view !== this) return;
       clear(this.body).append(result.people.length === 0 ? el('p', { class: 'muted' }, 'nobody yet') :
         el('div', { class: 'table-wrap' }, el('table', { 'aria-label': 'People' },
-          el('thead', {}, el('tr', {}, ['User', 'Status', 'Connections', 'Documents', 'Groups'].map((h) => el('th', { scope: 'col' }, h)))),
+          el('thead', {}, el('tr', {}, ['User', 'Status', 'Connections', 'Documents', 'Groups', 'Collections'].map((h) => el('th', { scope: 'col' }, h)))),
           el('tbody', {}, result.people.map((p) => el('tr', { 'data-user': p.user },
             el('td', {}, p.user),
             el('td', {}, p.connected ? el('span', { class: 'ok' }, 'connected') : `last seen ${formatTime(p.lastSeen)}`),
             el('td', { class: 'num' }, String(p.connections.length)),
             el('td', {}, p.documents.map((d, i) => [i ? ', ' : '', el('a', { href: `#/document/${encodeURIComponent(d)}` }, d)])),
-            el('td', {}, p.groups.join(', ') || '\u2014')))))));
+            el('td', {}, p.groups.join(', ') || '\u2014'),
+            el('td', {}, (p.collections || []).join(', ') || '\u2014')))))));
     },
     onChanged(message) { if (message.activity) this.refresh(); },
   };

@@ -38,6 +38,8 @@ final class DashboardMonitor: @unchecked Sendable {
 
     private let queue = DispatchQueue(label: "accord.dashboard")
     private let metrics: ServerMetrics
+    /// Where the monitor's own work is counted (``DashboardCPU``).
+    let cpu: DashboardCPU
     private let now: @Sendable () -> UInt64
     private var timer: (any DispatchSourceTimer)?
     private var ring = SampleRing<DashboardSample>(capacity: DashboardMonitor.historyCapacity)
@@ -55,15 +57,19 @@ final class DashboardMonitor: @unchecked Sendable {
     private var recent: [DocumentID: SampleRing<RecentUpdate>] = [:]
     private var changed: Set<DocumentID> = []
 
-    init(metrics: ServerMetrics, now: @escaping @Sendable () -> UInt64) {
+    init(metrics: ServerMetrics, cpu: DashboardCPU, now: @escaping @Sendable () -> UInt64) {
         self.metrics = metrics
+        self.cpu = cpu
         self.now = now
     }
 
     /// Starts sampling, and listens to `documents` so a title, deletion or compaction
     /// reaches open pages as a `changed` notice like an edit does.
     func start(observing documents: DocumentStore) {
-        let subscription = documents.observeChanges { [weak self] change in self?.documentChanged(change.id) }
+        let subscription = documents.observeChanges { [weak self] change in
+            guard let self else { return }
+            cpu.measureSampled(.hooks) { documentChanged(change.id) }
+        }
         queue.sync {
             storeSubscription = subscription
             previous = metrics.snapshot
@@ -92,10 +98,24 @@ final class DashboardMonitor: @unchecked Sendable {
     /// The samples of the last 15 minutes, oldest first.
     var history: [DashboardSample] { queue.sync { ring.elements } }
 
+    /// Each part measured on its own (never one inside another, which would count twice):
+    /// the sample is `sampler` work, everything only an open page needs is `live`.
     private func tick() {
         ticks += 1
-        if ticks % (1000 / Self.noticeIntervalMilliseconds) == 0 { takeSample() }
+        if ticks % (1000 / Self.noticeIntervalMilliseconds) == 0 {
+            let sample = cpu.measure(.sampler) { takeSample() }
+            if !subscribers.isEmpty {
+                cpu.measure(.live) {
+                    broadcast(.object(OrderedObject([("type", .string("sample")), ("sample", sample.json)])))
+                }
+            }
+        }
         guard !subscribers.isEmpty else { return }
+        cpu.measure(.live) { noticeIfChanged() }
+    }
+
+    /// A `changed` notice when a document changed or traffic moved since the last one.
+    private func noticeIfChanged() {
         let documents = lock.withLock { () -> Set<DocumentID> in
             defer { changed = [] }
             return changed
@@ -112,7 +132,7 @@ final class DashboardMonitor: @unchecked Sendable {
         ])))
     }
 
-    private func takeSample() {
+    private func takeSample() -> DashboardSample {
         let snapshot = metrics.snapshot
         sequence += 1
         let sample = DashboardSample.between(
@@ -120,9 +140,7 @@ final class DashboardMonitor: @unchecked Sendable {
             residentBytes: ProcessResources.residentBytes(), openDescriptors: ProcessResources.openDescriptors())
         previous = snapshot
         ring.append(sample)
-        if !subscribers.isEmpty {
-            broadcast(.object(OrderedObject([("type", .string("sample")), ("sample", sample.json)])))
-        }
+        return sample
     }
 
     private func broadcast(_ message: AnyValue) {
@@ -186,11 +204,13 @@ final class DashboardMonitor: @unchecked Sendable {
 
     func handle(_ event: WebSocketServerEvent) {
         queue.async { [self] in
-            switch event {
-            case .opened(let socket): opened(socket)
-            case .closed(let socket, _, _): subscribers[socket.id] = nil
-            // The page never sends; whatever arrives is ignored.
-            case .message, .messageTooLarge, .messageOverBudget: break
+            cpu.measure(.live) {
+                switch event {
+                case .opened(let socket): opened(socket)
+                case .closed(let socket, _, _): subscribers[socket.id] = nil
+                // The page never sends; whatever arrives is ignored.
+                case .message, .messageTooLarge, .messageOverBudget: break
+                }
             }
         }
     }

@@ -22,13 +22,17 @@ enum DashboardPages {
         ("cross-origin-opener-policy", "same-origin"),
     ]
 
-    static func register(in routes: inout HTTPRoutes) {
-        let page: HTTPRoutes.Handler = { _ in respond(DashboardAssets.html, type: "text/html; charset=utf-8") }
+    /// Serving the files counts as the dashboard's CPU (`routes` in `cpu`).
+    static func register(in routes: inout HTTPRoutes, cpu: DashboardCPU) {
+        func file(_ text: String, type: String) -> HTTPRoutes.Handler {
+            { _ in cpu.measure(.routes) { respond(text, type: type) } }
+        }
+        let page = file(DashboardAssets.html, type: "text/html; charset=utf-8")
         routes.add(.get, path, page)
         routes.add(.get, path + "/", page)
-        routes.add(.get, path + "/app.css") { _ in respond(DashboardAssets.css, type: "text/css; charset=utf-8") }
-        routes.add(.get, path + "/app.js") { _ in respond(DashboardAssets.script, type: "text/javascript; charset=utf-8") }
-        routes.add(.get, path + "/views.js") { _ in respond(DashboardAssets.views, type: "text/javascript; charset=utf-8") }
+        routes.add(.get, path + "/app.css", file(DashboardAssets.css, type: "text/css; charset=utf-8"))
+        routes.add(.get, path + "/app.js", file(DashboardAssets.script, type: "text/javascript; charset=utf-8"))
+        routes.add(.get, path + "/views.js", file(DashboardAssets.views, type: "text/javascript; charset=utf-8"))
     }
 
     private static func respond(_ text: String, type: String) -> HTTPResponse {

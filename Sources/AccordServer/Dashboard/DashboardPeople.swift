@@ -30,9 +30,13 @@ final class DashboardPeople: @unchecked Sendable {
         }
     }
 
-    /// `{"people": [{"user", "connected", "lastSeen", "connections": [{"id", "documents"}], "documents", "groups"}]}`.
-    func json(connections: [SyncHub.ConnectionSummary], groups: GroupStore) throws(AccordError) -> AnyValue {
+    /// `{"people": [{"user", "connected", "lastSeen", "connections": [{"id", "documents"}], "documents", "groups",
+    /// "collections"}]}`.
+    func json(
+        connections: [SyncHub.ConnectionSummary], groups: GroupStore, collections: CollectionStore
+    ) throws(AccordError) -> AnyValue {
         let remembered = lock.withLock { seen }
+        let memberships = try collections.memberships()
         let now = now()
         var byUser: [String: [SyncHub.ConnectionSummary]] = [:]
         for connection in connections { byUser[connection.user, default: []].append(connection) }
@@ -54,6 +58,7 @@ final class DashboardPeople: @unchecked Sendable {
                 })),
                 ("documents", .array(documents.sorted().map { .string($0.rawValue) })),
                 ("groups", .array(memberOf.map(AnyValue.string))),
+                ("collections", .array((memberships[user] ?? []).map(AnyValue.string))),
             ]))))
         }
         people.sort { $0.lastSeen == $1.lastSeen ? $0.user < $1.user : $0.lastSeen > $1.lastSeen }

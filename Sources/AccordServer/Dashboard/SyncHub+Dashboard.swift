@@ -19,14 +19,23 @@ extension SyncHub {
         var awareness: [(clientID: ClientID, state: AnyValue)]
     }
 
+    /// One state of a loaded room's document: which load of the room, and its
+    /// ``Room/revision``. Equal values, equal content.
+    struct RoomRevision: Sendable, Hashable {
+        var generation: UInt64
+        var revision: UInt64
+    }
+
     /// What the dashboard's document page shows of a loaded room.
     struct RoomView: Sendable {
         var clients: [RoomClient]
         /// Awareness entries no connected client owns (kept until they expire).
         var unownedAwareness: [(clientID: ClientID, state: AnyValue)]
         var pendingAcks: Int
-        /// The room's state as one update (the document as its clients see it).
-        var state: [UInt8]
+        var revision: RoomRevision
+        /// The room's state as one update (the document as its clients see it); nil
+        /// when the caller did not want it for this revision.
+        var state: [UInt8]?
     }
 
     /// One signed-in connection and the documents it has joined.
@@ -47,9 +56,11 @@ extension SyncHub {
     }
 
     /// The room of `id` as it is now; nil when it is not loaded (nobody is connected
-    /// and no route touched it lately). A room lent to REST work is read once it comes
-    /// back (its `Doc` is the REST body's meanwhile), so call it off the network thread.
-    func roomView(_ id: DocumentID) -> RoomView? {
+    /// and no route touched it lately). The state is encoded (on the hub's queue, so
+    /// skip it when you can) only if `wantsState` says yes for the room's revision. A
+    /// room lent to REST work is read once it comes back (its `Doc` is the REST body's
+    /// meanwhile), so call it off the network thread.
+    func roomView(_ id: DocumentID, wantsState: (RoomRevision) -> Bool = { _ in true }) -> RoomView? {
         enum Step {
             case view(RoomView?)
             case wait(DispatchSemaphore)
@@ -61,7 +72,7 @@ extension SyncHub {
                     leases[id]?.waiting.append(semaphore)
                     return .wait(semaphore)
                 }
-                return .view(currentView(id))
+                return .view(currentView(id, wantsState: wantsState))
             }
             switch step {
             case .view(let view): return view
@@ -70,8 +81,10 @@ extension SyncHub {
         }
     }
 
-    private func currentView(_ id: DocumentID) -> RoomView? {
-        guard let room = rooms[id]?.room else { return nil }
+    private func currentView(_ id: DocumentID, wantsState: (RoomRevision) -> Bool) -> RoomView? {
+        guard let loaded = rooms[id] else { return nil }
+        let room = loaded.room
+        let revision = RoomRevision(generation: loaded.generation, revision: room.revision)
         var owned: [ConnectionID: [(ClientID, AnyValue)]] = [:]
         var unowned: [(clientID: ClientID, state: AnyValue)] = []
         for (client, state) in room.awareness.states.sorted(by: { $0.key < $1.key }) where client != room.awareness.localClientID {
@@ -86,9 +99,11 @@ extension SyncHub {
                 connection: connection, user: connections[connection]?.session.user,
                 awareness: (owned[connection] ?? []).map { (clientID: $0.0, state: $0.1) })
         }
+        // The whole-document cache the room keeps for joining clients serves this too.
+        let state = wantsState(revision) ? ((try? room.wholeState()) ?? room.doc.encodeStateAsUpdate()) : nil
         return RoomView(
             clients: clients, unownedAwareness: unowned, pendingAcks: room.acks.pendingCount,
-            state: room.doc.encodeStateAsUpdate())
+            revision: revision, state: state)
     }
 
     /// Every signed-in connection, oldest first.

@@ -37,6 +37,9 @@ public final class Room {
     /// the server one encoding between them, not one each on the hub's only queue.
     private var wholeDocument: [UInt8]?
     private var updateSubscription: Subscription?
+    /// Changes of the document since the room was made, whoever made them (members,
+    /// server edits, other nodes): equal revisions of one room are the same content.
+    public private(set) var revision: UInt64 = 0
 
     /// On a node of a cluster: awareness changes accepted here also come back as
     /// ``RoomAction/publishAwareness(_:)``, and broadcasts as
@@ -59,6 +62,7 @@ public final class Room {
         updateSubscription = doc.onUpdate { [unowned self] update, _ in
             integrated = update
             wholeDocument = nil
+            revision &+= 1
         }
     }
 
@@ -200,6 +204,9 @@ public final class Room {
         wholeDocument = encoded
         return encoded
     }
+
+    /// The whole document as one update, from the same cache as the answers to empty step 1s.
+    func wholeState() throws(AccordError) -> [UInt8] { try answer(to: [0]) }
 
     // MARK: Writes
 

@@ -229,16 +229,25 @@ public final class AccordServer: Sendable {
             directory: directory, authenticate: authenticate, directoryChanged: { hub.directoryChanged($0) },
             accessChanged: { hub.accessChanged($0) }
         ).register(in: &routes)
-        let monitor = DashboardMonitor(metrics: metrics, now: configuration.now)
+        let dashboardCPU = DashboardCPU()
+        metrics.readDashboardCPU(from: dashboardCPU)
+        let monitor = DashboardMonitor(metrics: metrics, cpu: dashboardCPU, now: configuration.now)
         let people = DashboardPeople(now: configuration.now)
-        hub.updateAppended = { id, bytes, time in monitor.updateAppended(id, bytes: bytes, time: time) }
-        hub.userDisconnected = { user, documents, time in people.disconnected(user, documents: documents, at: time) }
+        // The hooks run on the hub's queue for every update and disconnect: dashboard CPU
+        // too, sampled (one call in 16 timed) since a clock read costs more than a call.
+        hub.updateAppended = { id, bytes, time in
+            dashboardCPU.measureSampled(.hooks) { monitor.updateAppended(id, bytes: bytes, time: time) }
+        }
+        hub.userDisconnected = { user, documents, time in
+            dashboardCPU.measureSampled(.hooks) { people.disconnected(user, documents: documents, at: time) }
+        }
         // The export route answers for the dashboard once the dashboard has checked its caller.
         let dashboardExport = AdminAPI(
             directory: directory, schemas: schemas, hub: hub, admins: ["dashboard"], authenticate: { _ in "dashboard" })
-        DashboardPages.register(in: &routes)
+        DashboardPages.register(in: &routes, cpu: dashboardCPU)
         DashboardAPI(
-            directory: directory, hub: hub, monitor: monitor, people: people, documentsAPI: documentsAPI,
+            directory: directory, hub: hub, monitor: monitor, people: people,
+            contents: DashboardContentCache(now: configuration.now), documentsAPI: documentsAPI,
             blobStore: blobs.store,
             export: { id in
                 dashboardExport.respond(to: HTTPRequest(method: .get, path: AdminAPI.prefix + "/" + id.rawValue + "/export"))

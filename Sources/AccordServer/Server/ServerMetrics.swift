@@ -27,6 +27,8 @@ public final class ServerMetrics: @unchecked Sendable {
     private var outbound: (@Sendable () -> OutboundStatistics)?
     /// The notification outbox's counters, read when the metrics are.
     private var notifications: (@Sendable () -> NotificationOutbox.Statistics)?
+    /// The dashboard's own CPU time (``DashboardCPU``), read outside `lock`.
+    private var dashboardCPU: DashboardCPU?
 
     /// Upper bounds (milliseconds) of the persist-latency histogram buckets.
     public static let persistBounds: [UInt64] = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000]
@@ -56,6 +58,7 @@ public final class ServerMetrics: @unchecked Sendable {
         update { notifications = source }
     }
 
+    func readDashboardCPU(from cpu: DashboardCPU) { update { dashboardCPU = cpu } }
     /// Time from appending an update to the store reporting it durable.
     func persisted(latencies: [UInt64]) {
         guard !latencies.isEmpty else { return }
@@ -113,6 +116,7 @@ public final class ServerMetrics: @unchecked Sendable {
     public func render() -> String {
         let queues = outboundStatistics
         let outbox = update { notifications }?() ?? NotificationOutbox.Statistics()
+        let dashboard = update { dashboardCPU }?.seconds ?? [:]
         lock.lock()
         defer { lock.unlock() }
         var out = ""
@@ -165,6 +169,12 @@ public final class ServerMetrics: @unchecked Sendable {
                "Webhook attempts that failed (retried with backoff).", outbox.failedAttempts)
         single("accord_notifications_dropped_total", "counter",
                "Notifications dropped: the outbox was full, or one failed every attempt.", outbox.dropped)
+        // Every part is listed, 0 included, so a rate over it starts at the first scrape.
+        metric("accord_dashboard_cpu_seconds_total", "counter",
+               "CPU time the dashboard's own work took (sampler, admin dashboard routes, live socket, hub hooks), by part.",
+               DashboardCPU.Part.allCases.map { part in
+                   "accord_dashboard_cpu_seconds_total{part=\"\(part.rawValue)\"} \(String(format: "%.6f", dashboard[part] ?? 0))"
+               })
         return out
     }
 }

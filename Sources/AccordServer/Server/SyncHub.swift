@@ -47,6 +47,10 @@ final class SyncHub: @unchecked Sendable {
         /// A catch-up of this room is queued: later notices wait for it (one read serves
         /// every notice that arrived before it runs).
         var catchUpQueued = false
+        /// Which load of the document this is (unique while the hub runs): with the
+        /// room's ``Room/revision``, names one state of the document (the dashboard's
+        /// content cache).
+        var generation: UInt64 = 0
     }
 
     let queue = DispatchQueue(label: "accord.sync")
@@ -64,6 +68,8 @@ final class SyncHub: @unchecked Sendable {
     /// Called on the REST worker's thread once it has a room, before its body runs.
     /// Tests block here to hold a lease as long as they need.
     var leaseStarted: (@Sendable (DocumentID) -> Void)?
+    /// Rooms loaded so far: the next ``LoadedRoom/generation``.
+    private var roomsLoaded: UInt64 = 0
     /// Every attached channel and its session counts (in memory only).
     private var channelRegistry = ChannelRegistry()
     /// Open, signed-in connections per user (``Options/maxConnectionsPerUser``).
@@ -433,7 +439,8 @@ final class SyncHub: @unchecked Sendable {
             id: document, doc: doc, storedBytes: metadata.size, maxDocumentBytes: options.maxDocumentBytes,
             now: options.now())
         room.publishesAwareness = options.clustered
-        rooms[document] = LoadedRoom(room: room, idleSince: nil, through: through)
+        roomsLoaded += 1
+        rooms[document] = LoadedRoom(room: room, idleSince: nil, through: through, generation: roomsLoaded)
         updateGauges()
         return room
     }

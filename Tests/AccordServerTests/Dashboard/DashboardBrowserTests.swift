@@ -20,7 +20,8 @@ struct DashboardBrowserTests {
     static let checks = [
         "wrong_token_refused", "sign_in", "document_appears_in_table", "document_shows_text", "edit_shows_within_1s",
         "awareness_appears_and_disappears", "revoke_refuses_next_write", "title_markup_shown_as_text",
-        "people_lists_connected_user", "no_console_errors", "csp_blocks_inline_script", "phone_viewport_fits",
+        "blob_downloads", "people_lists_connected_user", "people_lists_collections", "no_console_errors",
+        "csp_blocks_inline_script", "phone_viewport_fits",
     ]
 
     @Test func theDashboardWorksInAHeadlessBrowser() async throws {

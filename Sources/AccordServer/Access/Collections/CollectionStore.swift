@@ -46,6 +46,31 @@ public final class CollectionStore: @unchecked Sendable {
         try locked { collections[id] }
     }
 
+    /// One page of every collection in id order (Swift's `String` order): the first
+    /// `limit` whose id sorts after `after` (from the start when nil), and the id to pass
+    /// as `after` for the next page, nil on the last one.
+    public func list(after: String?, limit: Int) throws(AccordError) -> (page: [(id: String, collection: Collection)], next: String?) {
+        precondition(limit > 0, "a page holds at least one collection")
+        return try locked {
+            let ids = collections.keys.filter { id in after.map { id > $0 } ?? true }.sorted()
+            let page = ids.prefix(limit).map { (id: $0, collection: collections[$0]!) }
+            return (page, ids.count > limit ? page.last?.id : nil)
+        }
+    }
+
+    /// Every user who is a member of some collection (owners included), with the ids of
+    /// those collections, sorted: one pass, for listing many users at once.
+    public func memberships() throws(AccordError) -> [String: [String]] {
+        try locked {
+            var byUser: [String: [String]] = [:]
+            for (id, collection) in collections {
+                for user in collection.members.keys { byUser[user, default: []].append(id) }
+                if collection.members[collection.owner] == nil { byUser[collection.owner, default: []].append(id) }
+            }
+            return byUser.mapValues { $0.sorted() }
+        }
+    }
+
     /// The highest role `user` has on `document` through collections (owner counts as
     /// read-write: a document has one owner); nil when none.
     public func role(of user: String, on document: DocumentID) throws(AccordError) -> Role? {

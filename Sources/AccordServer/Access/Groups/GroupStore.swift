@@ -48,6 +48,25 @@ public final class GroupStore: @unchecked Sendable {
         try locked { (documents[group] ?? []).sorted().compactMap { DocumentID(rawValue: $0) } }
     }
 
+    /// One page of every group with members or granted documents, in `type/id` order
+    /// (Swift's `String` order): the first `limit` whose key sorts after `after` (from the
+    /// start when nil), with their members (sorted) and how many documents they are
+    /// granted, and the key to pass as `after` for the next page, nil on the last one.
+    public func list(after: String?, limit: Int) throws(AccordError)
+        -> (page: [(group: GroupKey, members: [String], documents: Int)], next: String?)
+    {
+        precondition(limit > 0, "a page holds at least one group")
+        return try locked {
+            let keys = Set(members.keys).union(documents.keys)
+                .filter { group in after.map { group.rawValue > $0 } ?? true }
+                .sorted { $0.rawValue < $1.rawValue }
+            let page = keys.prefix(limit).map { group in
+                (group: group, members: (members[group] ?? []).sorted(), documents: documents[group]?.count ?? 0)
+            }
+            return (page, keys.count > limit ? page.last?.group.rawValue : nil)
+        }
+    }
+
     // MARK: Writing
 
     /// Adds or removes members; returns whether the group changed.
