@@ -20,6 +20,11 @@ public final class ServerMetrics: @unchecked Sendable {
     /// one, when a catch-up reread them), and catch-up reads.
     private var clusterUpdates = 0
     private var clusterReads = 0
+    /// Time from the LISTEN thread receiving a notice of other nodes' appends to its
+    /// updates being applied and relayed by the sync queue (same buckets as persist).
+    private var noticeBuckets = [Int](repeating: 0, count: ServerMetrics.persistBounds.count)
+    private var noticeCount = 0
+    private var noticeSumMilliseconds: UInt64 = 0
     /// The network layer's outbound queues, read when the metrics are: they change on
     /// every send and write, which this lock need not see.
     private var outbound: (@Sendable () -> OutboundStatistics)?
@@ -47,6 +52,15 @@ public final class ServerMetrics: @unchecked Sendable {
     func clusterApplied(_ updates: Int) { update { clusterReads += 1; clusterUpdates += updates } }
     /// Updates applied straight from a notice (no read).
     func clusterCarried(_ updates: Int) { update { clusterUpdates += updates } }
+    /// A notice of other nodes' appends was applied `milliseconds` after the LISTEN
+    /// thread received it (the sync queue's wait, and a catch-up read when one was needed).
+    func clusterNoticeApplied(milliseconds: UInt64) {
+        update {
+            if let bucket = Self.persistBounds.firstIndex(where: { milliseconds <= $0 }) { noticeBuckets[bucket] += 1 }
+            noticeCount += 1
+            noticeSumMilliseconds += milliseconds
+        }
+    }
     func readOutbound(from source: @escaping @Sendable () -> OutboundStatistics) { update { outbound = source } }
     func readNotifications(from source: @escaping @Sendable () -> NotificationOutbox.Statistics) {
         update { notifications = source }
@@ -147,6 +161,18 @@ public final class ServerMetrics: @unchecked Sendable {
                ["accord_cluster_log_reads_total \(clusterReads)"])
         metric("accord_cluster_updates_applied_total", "counter", "Updates read back from shared document logs and applied to open rooms (cluster).",
                ["accord_cluster_updates_applied_total \(clusterUpdates)"])
+        var noticeCumulative = 0
+        var noticeHistogram: [String] = []
+        for (index, bound) in Self.persistBounds.enumerated() {
+            noticeCumulative += noticeBuckets[index]
+            noticeHistogram.append("accord_cluster_notice_apply_milliseconds_bucket{le=\"\(bound)\"} \(noticeCumulative)")
+        }
+        noticeHistogram.append("accord_cluster_notice_apply_milliseconds_bucket{le=\"+Inf\"} \(noticeCount)")
+        noticeHistogram.append("accord_cluster_notice_apply_milliseconds_sum \(noticeSumMilliseconds)")
+        noticeHistogram.append("accord_cluster_notice_apply_milliseconds_count \(noticeCount)")
+        metric("accord_cluster_notice_apply_milliseconds", "histogram",
+               "Time from this node's LISTEN thread receiving another node's append notice to its updates being relayed (cluster).",
+               noticeHistogram)
         metric("accord_notifications_pending", "gauge", "Notifications in the outbox, waiting for the webhook (or for one to be configured).",
                ["accord_notifications_pending \(outbox.pending)"])
         metric("accord_notifications_queued_total", "counter", "Notifications put in the outbox.",
