@@ -151,15 +151,16 @@ public final class PostgresStorageAdapter: StorageAdapter {
     }
 
     /// Runs one batch's pipeline until it commits, fails for good, or is found to have
-    /// committed on a connection that was lost before its answer arrived.
-    private func run(_ calls: [(name: String, parameters: [PostgresValue])], batch: Int64) throws(AccordError) {
+    /// committed on a connection that was lost before its answer arrived. Returns the
+    /// calls' results, or nil when it found the batch committed without seeing them.
+    @discardableResult
+    private func run(_ calls: [(name: String, parameters: [PostgresValue])], batch: Int64) throws(AccordError) -> [PostgresRows]? {
         var attempt = 1
         while true {
             do {
-                _ = try connection.pipeline(calls)
-                return
+                return try connection.pipeline(calls)
             } catch where PostgresErrorMapping.isRetryable(error) && attempt < Self.maxAttempts {
-                if error.code == .postgresUnavailable, try landed(batch) { return }
+                if error.code == .postgresUnavailable, try landed(batch) { return nil }
                 Self.pause(attempt)
                 attempt += 1
             }
@@ -246,10 +247,41 @@ public final class PostgresStorageAdapter: StorageAdapter {
     }
 
     /// A category as a statement parameter (`bytea`, compared byte for byte).
-    private static func name(_ category: StorageCategory) -> PostgresValue { .text(category.rawValue) }
+    static func name(_ category: StorageCategory) -> PostgresValue { .text(category.rawValue) }
 
     /// Backs off before another attempt: 20, 40, 80, 160 ms.
     private static func pause(_ attempt: Int) {
         usleep(useconds_t(20_000 << min(attempt - 1, 4)))
+    }
+}
+
+extension PostgresStorageAdapter: LogNumberingAdapter {
+    public func numbersLogs(in category: StorageCategory) -> Bool { sharedLogs.contains(category) }
+
+    /// One transaction: `accord_append_shared` takes the log's next number from its head
+    /// row (locked to the commit, so two nodes never take the same one). When the answer
+    /// was lost but the batch landed, the entry is found again as the log's latest entry
+    /// holding `value` (a listing names a document once per ownership, so that is ours,
+    /// or a later equal entry that counts the same).
+    public func appendNext(_ category: StorageCategory, key: String, value: [UInt8]) throws -> UInt64 {
+        guard sharedLogs.contains(category) else {
+            throw AccordError(.invalidArgument, "the log category \(category) is not numbered by PostgreSQL",
+                              details: ["category": category.rawValue])
+        }
+        batchNumber += 1
+        let calls: [(name: String, parameters: [PostgresValue])] = [
+            ("append_shared", [Self.name(category), .text(key), .int64Array([1]), .bytesArray([value]), .bytes(writerID)]),
+            ("mark_batch", [.bytes(writerID), .int64(batchNumber)]),
+        ]
+        if let results = try run(calls, batch: batchNumber) {
+            guard let first = results.first?.firstInt64, first > 0 else {
+                throw AccordError(.storageCorrupt, "appending to \(category)/\(key) returned no sequence")
+            }
+            return UInt64(first)
+        }
+        guard let found = try reading("latest_with_value", [Self.name(category), .text(key), .bytes(value)]).firstInt64 else {
+            throw AccordError(.storageCorrupt, "an append to \(category)/\(key) committed but its entry is gone")
+        }
+        return UInt64(found)
     }
 }

@@ -118,6 +118,7 @@ enum PostgresStorageSchema {
             SELECT sequence, value FROM accord_logs WHERE category = $1 AND key = $2 AND sequence > $3
             ORDER BY sequence LIMIT $4
             """),
+        ("latest_with_value", "SELECT max(sequence) FROM accord_logs WHERE category = $1 AND key = $2 AND value = $3"),
         ("last_sequence", "SELECT max(sequence) FROM accord_logs WHERE category = $1 AND key = $2"),
         ("log_keys", "SELECT DISTINCT key FROM accord_logs WHERE category = $1 ORDER BY key"),
         ("put", """

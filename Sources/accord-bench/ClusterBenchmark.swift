@@ -1,3 +1,4 @@
+import AccordNet
 import AccordPostgres
 import Foundation
 
@@ -96,6 +97,9 @@ struct ClusterBenchmark: Sendable {
         if !complete { TraceBenchmark.log("cluster \(label): \(book.delivered) of \(expected) deliveries after 10 s") }
         let transactions = try Self.transactions(database) - transactionsBefore
         let rss = servers.map { $0.residentBytes() ?? 0 }
+        let http = try HTTPClient()
+        var nodeMetrics: [ClusterNodeMetrics] = []
+        for server in servers { nodeMetrics.append(try await ClusterNodeMetrics.fetch(port: server.port, http: http)) }
         for server in servers { try server.process.checkAlive() }
         await fleet.stop()
 
@@ -110,6 +114,23 @@ struct ClusterBenchmark: Sendable {
             record["cross_node_deliveries"] = BenchRecord.int(cross.count)
             record["cross_p50_ms"] = BenchRecord.rounded(cross.percentile(0.5))
             record["cross_p99_ms"] = BenchRecord.rounded(cross.percentile(0.99))
+        }
+        // Where the time went (bucket bounds, see ClusterNodeMetrics): append to commit
+        // on the writing node, notice to relay on the reading nodes.
+        if let value = ClusterNodeMetrics.percentile("accord_persist_latency_milliseconds", 0.5, over: nodeMetrics) {
+            record["commit_p50_ms_at_most"] = BenchRecord.rounded(value)
+        }
+        if let value = ClusterNodeMetrics.percentile("accord_persist_latency_milliseconds", 0.99, over: nodeMetrics) {
+            record["commit_p99_ms_at_most"] = BenchRecord.rounded(value)
+        }
+        if nodes > 1 {
+            if let value = ClusterNodeMetrics.percentile("accord_cluster_notice_apply_milliseconds", 0.5, over: nodeMetrics) {
+                record["notice_apply_p50_ms_at_most"] = BenchRecord.rounded(value)
+            }
+            if let value = ClusterNodeMetrics.percentile("accord_cluster_notice_apply_milliseconds", 0.99, over: nodeMetrics) {
+                record["notice_apply_p99_ms_at_most"] = BenchRecord.rounded(value)
+            }
+            record["cluster_log_reads"] = BenchRecord.int(ClusterNodeMetrics.total("accord_cluster_log_reads_total", over: nodeMetrics))
         }
         record["rss_bytes_per_node"] = .array(rss.map { BenchRecord.int($0) })
         if onPostgres {

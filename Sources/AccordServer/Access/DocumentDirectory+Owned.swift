@@ -8,10 +8,10 @@ import AccordStore
 /// given away and owned again is listed once, at its latest entry). Paging by sequence
 /// lists every row exactly once while rows are added: new entries only ever go after.
 extension DocumentDirectory {
-    static let ownedCategory = StorageCategory("server.owned")
+    public static let ownedCategory = StorageCategory("server.owned")
     /// The same kind of log for documents shared with a user by a direct grant: an entry
     /// counts while the user has a grant and `memberListings[user]` is its sequence.
-    static let sharedCategory = StorageCategory("server.shared")
+    public static let sharedCategory = StorageCategory("server.shared")
 
     /// One page of `user`'s owned documents after `cursor` (0 for the first page).
     /// Stops after `limit` documents, or after scanning `scanBudget` entries (a rare tag
@@ -85,10 +85,13 @@ extension DocumentDirectory {
     /// An entry whose access row never names it (a crash, a refused change) is ignored
     /// when listing.
     ///
-    /// In a cluster another node may take the same next number between our read and our
-    /// append; the storage refuses the second append (PostgreSQL: `AC001` when the other
-    /// committed first, `23505` when both were in flight), which is then read and tried
-    /// again with the next number. On one node this never happens.
+    /// In a cluster the storage numbers the listings (``LogNumberingAdapter``: PostgreSQL
+    /// takes the next number under the log's head row lock), so two nodes appending to
+    /// one user's listing at once never collide. A storage that does not number them
+    /// (one node) gets the last number plus one; should another writer still take that
+    /// number first, the storage refuses the second append (PostgreSQL: `AC001` when the
+    /// other committed first, `23505` when both were in flight), which is then read and
+    /// tried again with the next number.
     private func append(_ id: DocumentID, to category: StorageCategory, of user: String) throws(AccordError) -> UInt64 {
         access.listing.lock()
         defer { access.listing.unlock() }
@@ -96,6 +99,9 @@ extension DocumentDirectory {
         while true {
             do {
                 return try access.storage.withAdapter { adapter in
+                    if let numbering = adapter as? any LogNumberingAdapter, numbering.numbersLogs(in: category) {
+                        return try numbering.appendNext(category, key: user, value: Array(id.rawValue.utf8))
+                    }
                     let sequence = (try adapter.lastSequence(category, key: user) ?? 0) + 1
                     try adapter.commit([.append(category, key: user, sequence: sequence, value: Array(id.rawValue.utf8))])
                     return sequence

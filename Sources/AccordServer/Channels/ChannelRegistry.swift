@@ -20,12 +20,26 @@ public struct ChannelRegistry: Sendable {
     /// Connections attached exactly at a key, with whether each is realtime.
     private var members: [ChannelKey: [ConnectionID: Bool]] = [:]
     /// Per key: each connection at or under it, with its number of attachments there.
-    private var subtree: [ChannelKey: [ConnectionID: Int]] = [:]
+    var subtree: [ChannelKey: [ConnectionID: Int]] = [:]
+    /// In a cluster: the other nodes' counts, as they last announced them (see
+    /// ChannelRegistry+Cluster.swift), by node, then key.
+    var remoteCounts: [String: [ChannelKey: UInt64]] = [:]
+    /// When each other node was last heard announcing counts (milliseconds).
+    var remoteHeard: [String: UInt64] = [:]
+    /// Keys whose count on this node changed since ``takeChangedKeys()``: what a
+    /// cluster node announces to the others.
+    var changedKeys: Set<ChannelKey> = []
 
     public init() {}
 
-    /// Distinct connections at `key` or under it.
-    public func sessionCount(_ key: ChannelKey) -> UInt64 { UInt64(subtree[key]?.count ?? 0) }
+    /// Distinct connections at `key` or under it, on this node and (in a cluster) on the
+    /// others as they announced.
+    public func sessionCount(_ key: ChannelKey) -> UInt64 {
+        remoteCounts.values.reduce(localCount(key)) { $0 + ($1[key] ?? 0) }
+    }
+
+    /// Distinct connections of this node at `key` or under it.
+    func localCount(_ key: ChannelKey) -> UInt64 { UInt64(subtree[key]?.count ?? 0) }
 
     /// Channels with at least one connection attached exactly there.
     public var channelCount: Int { members.count }
@@ -61,6 +75,7 @@ public struct ChannelRegistry: Sendable {
                 if before == 0 { changed.append(scope) }
             }
         }
+        changedKeys.formUnion(changed)
         let answer = Delivery(message: .count(key: key, sessions: sessionCount(key)), recipients: [connection])
         return [answer] + notify(changed, except: connection)
     }
@@ -80,10 +95,11 @@ public struct ChannelRegistry: Sendable {
                 changed.append(scope)
             }
         }
+        changedKeys.formUnion(changed)
         return notify(changed, except: connection)
     }
 
-    private func notify(_ changed: [ChannelKey], except connection: ConnectionID) -> [Delivery] {
+    func notify(_ changed: [ChannelKey], except connection: ConnectionID?) -> [Delivery] {
         changed.compactMap { scope in
             let recipients = realtimeMembers(at: scope, except: connection)
             return recipients.isEmpty
@@ -92,7 +108,7 @@ public struct ChannelRegistry: Sendable {
     }
 
     /// In connection order, so deliveries are deterministic.
-    private func realtimeMembers(at key: ChannelKey, except connection: ConnectionID) -> [ConnectionID] {
+    func realtimeMembers(at key: ChannelKey, except connection: ConnectionID?) -> [ConnectionID] {
         guard let atKey = members[key] else { return [] }
         return atKey.compactMap { id, realtime in realtime && id != connection ? id : nil }.sorted()
     }

@@ -1,3 +1,4 @@
+public import AccordCRDT
 public import AccordStore
 
 /// What a node of a cluster hears from the others through the shared database.
@@ -11,10 +12,17 @@ public enum ClusterEvent: Sendable {
     case appended(DocumentID, first: UInt64, last: UInt64, fromThisNode: Bool, updates: [[UInt8]]?)
     /// Another node changed who may access the document, or deleted it.
     case accessChanged(DocumentID)
+    /// Another node changed a group's members: this node reads the group again and
+    /// re-checks the rooms of the documents granted to it.
+    case groupChanged(GroupKey)
     /// Awareness entries another node accepted from its clients (an awareness update).
     case awareness(DocumentID, [UInt8])
     /// A broadcast a member sent through another node.
     case broadcast(DocumentID, topic: String, payload: String, sender: String)
+    /// Another node's session counts at some `/v1/sync` channel keys (zero: none left).
+    case channelCounts(node: String, [ChannelCount])
+    /// A channel broadcast a member sent through another node (its sender set).
+    case channelBroadcast(ChannelMessage)
 }
 
 /// The connection between the nodes of a cluster (PostgreSQL LISTEN/NOTIFY in
@@ -29,11 +37,31 @@ public protocol ClusterLink: AnyObject, Sendable {
     /// it), so they re-check their connections to it. Best effort: a lost announcement
     /// leaves the other nodes' connections as they were until they reconnect.
     func announceAccessChanged(_ id: DocumentID)
+    /// Tells the other nodes that this one changed a group's members (best effort,
+    /// like ``announceAccessChanged(_:)``).
+    func announceGroupChanged(_ group: GroupKey)
     /// Sends awareness entries this node accepted to the other nodes, without waiting
     /// (ephemeral: one that cannot be sent is dropped; clients renew their state).
     func publishAwareness(_ id: DocumentID, _ update: [UInt8])
     /// Sends a broadcast to the other nodes, without waiting (ephemeral, like awareness).
     func publishBroadcast(_ id: DocumentID, topic: String, payload: String, sender: String)
+    /// Sends this node's session counts at channel keys whose count changed (or all of
+    /// them, periodically), without waiting. Ephemeral: a lost one is replaced by the
+    /// next periodic announcement.
+    func publishChannelCounts(_ counts: [ChannelCount])
+    /// Sends a channel broadcast to the other nodes, without waiting (ephemeral).
+    func publishChannelBroadcast(_ message: ChannelMessage)
     /// Whether events flow right now (for `/readyz`).
     var isConnected: Bool { get }
+}
+
+/// One node's distinct connections at a channel key or under it.
+public struct ChannelCount: Sendable, Hashable {
+    public var key: ChannelKey
+    public var sessions: UInt64
+
+    public init(key: ChannelKey, sessions: UInt64) {
+        self.key = key
+        self.sessions = sessions
+    }
 }

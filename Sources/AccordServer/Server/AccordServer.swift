@@ -220,9 +220,9 @@ public final class AccordServer: Sendable {
             directory: directory, admins: configuration.adminUsers, authenticate: authenticate,
             adminClaim: { request in (try? tokens.authenticate(request).isAdmin) == true },
             membershipChanged: { group, added, removed in
-                hub.directoryChanged(.membership(group, added: added, removed: removed))
-                // A removed member's connections are re-checked now, so their next message is refused.
-                for id in (try? directory.access.groups.documents(of: group)) ?? [] { hub.accessChanged(id) }
+                // A removed member's connections are re-checked now (on every node of a
+                // cluster), so their next message is refused.
+                hub.groupChanged(group, added: added, removed: removed)
             }
         ).register(in: &routes)
         CollectionsAPI(

@@ -22,6 +22,11 @@ public final class ServerMetrics: @unchecked Sendable {
     private var clusterReads = 0
     /// TLS connections that failed: handshakes that did not finish, records refused.
     private var tlsFailures = 0
+    /// Time from the LISTEN thread receiving a notice of other nodes' appends to its
+    /// updates being applied and relayed by the sync queue (same buckets as persist).
+    private var noticeBuckets = [Int](repeating: 0, count: ServerMetrics.persistBounds.count)
+    private var noticeCount = 0
+    private var noticeSumMilliseconds: UInt64 = 0
     /// The network layer's outbound queues, read when the metrics are: they change on
     /// every send and write, which this lock need not see.
     private var outbound: (@Sendable () -> OutboundStatistics)?
@@ -53,6 +58,15 @@ public final class ServerMetrics: @unchecked Sendable {
     func clusterCarried(_ updates: Int) { update { clusterUpdates += updates } }
     /// A TLS connection failed (`NET_TLS_HANDSHAKE_FAILED`) and was closed.
     func tlsFailed() { update { tlsFailures += 1 } }
+    /// A notice of other nodes' appends was applied `milliseconds` after the LISTEN
+    /// thread received it (the sync queue's wait, and a catch-up read when one was needed).
+    func clusterNoticeApplied(milliseconds: UInt64) {
+        update {
+            if let bucket = Self.persistBounds.firstIndex(where: { milliseconds <= $0 }) { noticeBuckets[bucket] += 1 }
+            noticeCount += 1
+            noticeSumMilliseconds += milliseconds
+        }
+    }
     func readOutbound(from source: @escaping @Sendable () -> OutboundStatistics) { update { outbound = source } }
     func readNotifications(from source: @escaping @Sendable () -> NotificationOutbox.Statistics) {
         update { notifications = source }
@@ -124,6 +138,17 @@ public final class ServerMetrics: @unchecked Sendable {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
             for line in lines { out += line + "\n" }
         }
+        /// A histogram over ``persistBounds`` (milliseconds): `buckets` per bound, not cumulative.
+        func histogram(_ name: String, _ help: String, _ buckets: [Int], count: Int, sum: UInt64) {
+            var cumulative = 0
+            var lines: [String] = []
+            for (index, bound) in Self.persistBounds.enumerated() {
+                cumulative += buckets[index]
+                lines.append("\(name)_bucket{le=\"\(bound)\"} \(cumulative)")
+            }
+            lines += ["\(name)_bucket{le=\"+Inf\"} \(count)", "\(name)_sum \(sum)", "\(name)_count \(count)"]
+            metric(name, "histogram", help, lines)
+        }
         /// A metric with one unlabelled value.
         func single(_ name: String, _ type: String, _ help: String, _ value: some Numeric) {
             metric(name, type, help, ["\(name) \(value)"])
@@ -143,21 +168,15 @@ public final class ServerMetrics: @unchecked Sendable {
         // Every cap is listed, refused or not, so a dashboard sees the series from the start.
         metric("accord_limit_refusals_total", "counter", "Connections, documents and messages refused by a per-user or per-connection cap, by cap.",
                ServerLimit.allCases.map { "accord_limit_refusals_total{limit=\"\($0.metricLabel)\"} \(limitRefusals[$0] ?? 0)" })
-        var cumulative = 0
-        var histogram: [String] = []
-        for (index, bound) in Self.persistBounds.enumerated() {
-            cumulative += persistBuckets[index]
-            histogram.append("accord_persist_latency_milliseconds_bucket{le=\"\(bound)\"} \(cumulative)")
-        }
-        histogram.append("accord_persist_latency_milliseconds_bucket{le=\"+Inf\"} \(persistCount)")
-        histogram.append("accord_persist_latency_milliseconds_sum \(persistSumMilliseconds)")
-        histogram.append("accord_persist_latency_milliseconds_count \(persistCount)")
-        metric("accord_persist_latency_milliseconds", "histogram",
-               "Time from appending an update to it being durable.", histogram)
+        histogram("accord_persist_latency_milliseconds", "Time from appending an update to it being durable.",
+                  persistBuckets, count: persistCount, sum: persistSumMilliseconds)
         single("accord_cluster_log_reads_total", "counter",
                "Reads of a shared document log after another node's notice (cluster).", clusterReads)
         single("accord_cluster_updates_applied_total", "counter",
                "Updates read back from shared document logs and applied to open rooms (cluster).", clusterUpdates)
+        histogram("accord_cluster_notice_apply_milliseconds",
+                  "Time from this node's LISTEN thread receiving another node's append notice to its updates being relayed (cluster).",
+                  noticeBuckets, count: noticeCount, sum: noticeSumMilliseconds)
         single("accord_tls_failures_total", "counter",
                "TLS connections closed because their handshake failed or a record was refused.", tlsFailures)
         single("accord_notifications_pending", "gauge",

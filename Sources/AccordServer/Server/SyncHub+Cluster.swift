@@ -1,5 +1,6 @@
 import AccordCRDT
 import AccordStore
+import Dispatch
 
 /// Following the other nodes of a cluster: each open room remembers the shared log
 /// position its document holds (`LoadedRoom.through`), and a notice of entries past it
@@ -8,13 +9,18 @@ import AccordStore
 /// a position only moves forward, so nothing is applied twice or skipped, even when
 /// notices are lost (a `.resync` after a reconnect reads every room's log). A room
 /// lent to REST work (`SyncHub+Lease.swift`) takes its notices when it comes back.
+///
+/// Reads run on `catchUpQueue`, never on the sync queue: the storage is serial, so a
+/// read there would wait for whatever commit holds it, and every room of the node
+/// with it (that wait was most of the cross-node p99 in `accord-bench cluster`).
 extension SyncHub {
     func clusterEvent(_ event: ClusterEvent) {
+        let received = DispatchTime.now().uptimeNanoseconds
         queue.async { [self] in
             guard !isStopped else { return }
             switch event {
             case .resync:
-                for id in rooms.keys.sorted() { catchUp(id) }
+                for id in rooms.keys.sorted() { catchUp(id, noticedAt: received) }
             case .awareness(let id, let update):
                 whenFree(id) { [self] in
                     guard let room = rooms[id]?.room else { return }
@@ -30,19 +36,31 @@ extension SyncHub {
                 // cached about it is stale.
                 documents.forgetCached(id)
                 directory.access.forgetCached(id)
+                reloadGroups(grantedBy: id)
                 recheckAccess(id)
+            case .groupChanged(let group):
+                groupChangedElsewhere(group)
+            case .channelCounts, .channelBroadcast:
+                channelEvent(event)
             case .appended(let id, let first, let last, let fromThisNode, let updates):
-                whenFree(id) { [self] in appended(id, first: first, last: last, fromThisNode: fromThisNode, updates: updates) }
+                whenFree(id) { [self] in
+                    appended(id, first: first, last: last, fromThisNode: fromThisNode, updates: updates, noticedAt: received)
+                }
             }
         }
     }
 
-    private func appended(_ id: DocumentID, first: UInt64, last: UInt64, fromThisNode: Bool, updates: [[UInt8]]?) {
+    private func appended(
+        _ id: DocumentID, first: UInt64, last: UInt64, fromThisNode: Bool, updates: [[UInt8]]?, noticedAt received: UInt64
+    ) {
         guard let loaded = rooms[id], let through = loaded.through, last > through else { return }
-        if fromThisNode, first == through + 1 {
+        if loaded.catchUpQueued {
+            // The read under way may have started before these entries committed.
+            rooms[id]?.noticedThrough = max(loaded.noticedThrough, last)
+        } else if fromThisNode, first == through + 1 {
             // Our own appends, right after what the room holds: already applied.
             rooms[id]?.through = last
-        } else if let updates, first == through + 1, !loaded.catchUpQueued {
+        } else if let updates, first == through + 1 {
             // Right after what the room holds, and carried in the notice: no read.
             for update in updates {
                 do throws(AccordError) {
@@ -53,28 +71,41 @@ extension SyncHub {
             }
             rooms[id]?.through = last
             metrics.clusterCarried(updates.count)
-        } else if rooms[id]?.catchUpQueued == false {
-            // Behind the notices already queued: a burst of them costs one read.
-            rooms[id]?.catchUpQueued = true
-            queue.async { [self] in
-                rooms[id]?.catchUpQueued = false
-                catchUp(id)
-            }
+            metrics.clusterNoticeApplied(milliseconds: Self.milliseconds(since: received))
+        } else {
+            catchUp(id, noticedAt: received)
         }
     }
 
-    /// Applies what the document's shared log gained since the room last looked. A
-    /// failed read leaves the position where it was; the next notice retries.
-    func catchUp(_ id: DocumentID) {
-        whenFree(id) { [self] in catchUpNow(id) }
+    /// Reads what the document's shared log gained since the room last looked (on
+    /// `catchUpQueue`) and applies it on the sync queue. One read at a time per room;
+    /// notices meanwhile only raise `noticedThrough`, and a read follows if the first
+    /// did not reach it. A failed read leaves the position where it was; the next
+    /// notice retries. Call on the sync queue.
+    func catchUp(_ id: DocumentID, noticedAt received: UInt64? = nil) {
+        guard let loaded = rooms[id], let through = loaded.through else { return }
+        if let received, loaded.noticeWaitingSince == nil { rooms[id]?.noticeWaitingSince = received }
+        guard !loaded.catchUpQueued else { return }
+        rooms[id]?.catchUpQueued = true
+        let documents = self.documents
+        let room = ObjectIdentifier(loaded.room)
+        catchUpQueue.async { [self] in
+            let read = Result { () throws(AccordError) in try documents.sharedChanges(id, after: through) }
+            queue.async { [self] in whenFree(id) { [self] in applyCatchUp(id, room: room, read) } }
+        }
     }
 
-    private func catchUpNow(_ id: DocumentID) {
-        guard let loaded = rooms[id], let through = loaded.through else { return }
+    private func applyCatchUp(_ id: DocumentID, room: ObjectIdentifier, _ read: Result<DocumentStore.SharedChanges, AccordError>) {
+        // Unloaded (or unloaded and loaded again, with a position of its own) meanwhile.
+        guard !isStopped, let loaded = rooms[id], ObjectIdentifier(loaded.room) == room, let through = loaded.through else { return }
+        rooms[id]?.catchUpQueued = false
         let changes: DocumentStore.SharedChanges
-        do {
-            changes = try documents.sharedChanges(id, after: through)
-        } catch {
+        switch read {
+        case .success(let value):
+            changes = value
+        case .failure(let error):
+            rooms[id]?.noticedThrough = 0
+            rooms[id]?.noticeWaitingSince = nil
             if error.code == .documentNotFound {
                 documents.forgetCached(id)
                 recheckAccess(id)
@@ -90,7 +121,53 @@ extension SyncHub {
                 metrics.error(error.code.rawValue)
             }
         }
-        rooms[id]?.through = max(through, changes.through)
+        let reached = max(through, changes.through)
+        rooms[id]?.through = reached
         metrics.clusterApplied(changes.updates.count)
+        if let since = loaded.noticeWaitingSince {
+            metrics.clusterNoticeApplied(milliseconds: Self.milliseconds(since: since))
+        }
+        rooms[id]?.noticeWaitingSince = nil
+        if loaded.noticedThrough > reached {
+            // Entries committed after the read began: read again.
+            rooms[id]?.noticedThrough = 0
+            catchUp(id, noticedAt: DispatchTime.now().uptimeNanoseconds)
+        } else {
+            rooms[id]?.noticedThrough = 0
+        }
+    }
+
+    private static func milliseconds(since start: UInt64) -> UInt64 {
+        (DispatchTime.now().uptimeNanoseconds &- start) / 1_000_000
+    }
+}
+
+extension SyncHub {
+    /// Someone changed a group's members through this node: tell the users concerned,
+    /// re-check the rooms of the group's documents (a removed member's next message is
+    /// refused), and tell the other nodes of a cluster to do the same.
+    func groupChanged(_ group: GroupKey, added: Set<String>, removed: Set<String>) {
+        options.cluster?.announceGroupChanged(group)
+        directoryChanged(.membership(group, added: added, removed: removed))
+        for id in (try? directory.access.groups.documents(of: group)) ?? [] { recheckAccess(id) }
+    }
+
+    /// Another node changed a group's members: read the group again, then do what the
+    /// node that changed it did. On the sync queue.
+    func groupChangedElsewhere(_ group: GroupKey) {
+        let groups = directory.access.groups
+        guard let (added, removed) = try? groups.reload(group) else { return }
+        if !added.isEmpty || !removed.isEmpty { publish(.membership(group, added: added, removed: removed)) }
+        for id in (try? groups.documents(of: group)) ?? [] { recheckAccess(id) }
+    }
+
+    /// Another node changed the access row of `id`: the groups it now grants may have
+    /// gained it, which this node's group store keeps in memory.
+    func reloadGroups(grantedBy id: DocumentID) {
+        guard let row = try? directory.access.access(id) else { return }
+        for raw in (row.groups ?? [:]).keys {
+            guard let group = GroupKey(rawValue: raw) else { continue }
+            _ = try? directory.access.groups.reload(group)
+        }
     }
 }

@@ -44,16 +44,26 @@ final class SyncHub: @unchecked Sendable {
         /// In a cluster: the shared log position the room's document holds everything
         /// up to (see SyncHub+Cluster.swift).
         var through: UInt64?
-        /// A catch-up of this room is queued: later notices wait for it (one read serves
-        /// every notice that arrived before it runs).
+        /// A catch-up read of this room's log is queued or under way: carried notices
+        /// wait for it (one read serves every notice that arrived before it ran).
         var catchUpQueued = false
         /// Which load of the document this is (unique while the hub runs): with the
         /// room's ``Room/revision``, names one state of the document (the dashboard's
         /// content cache).
         var generation: UInt64 = 0
+        /// The highest log position a notice named while a catch-up read was under way:
+        /// past what the read brought, another read follows.
+        var noticedThrough: UInt64 = 0
+        /// When the oldest notice still waiting for a catch-up arrived (uptime
+        /// nanoseconds), for `accord_cluster_notice_apply_milliseconds`.
+        var noticeWaitingSince: UInt64?
     }
 
     let queue = DispatchQueue(label: "accord.sync")
+    /// Where a cluster node reads shared logs after other nodes' notices: off `queue`,
+    /// so a read waiting behind the store's commit (which holds the storage for a
+    /// PostgreSQL round trip and its WAL flush) never stalls every other room.
+    let catchUpQueue = DispatchQueue(label: "accord.cluster.catch-up")
     let options: Options
     let directory: DocumentDirectory
     private let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> SyncIdentity
@@ -71,7 +81,9 @@ final class SyncHub: @unchecked Sendable {
     /// Rooms loaded so far: the next ``LoadedRoom/generation``.
     private var roomsLoaded: UInt64 = 0
     /// Every attached channel and its session counts (in memory only).
-    private var channelRegistry = ChannelRegistry()
+    var channelRegistry = ChannelRegistry()
+    /// When this cluster node last announced all its channel counts (milliseconds).
+    var channelsAnnouncedAt: UInt64 = 0
     /// Open, signed-in connections per user (``Options/maxConnectionsPerUser``).
     private var connectionsPerUser: [String: Int] = [:]
     /// The signed-in `/v1/sync` connections of each user: where directory events go
@@ -130,6 +142,11 @@ final class SyncHub: @unchecked Sendable {
             }
             connectionsPerUser = [:]
             eventConnections = [:]
+            // The other nodes stop counting this one's connections now, not at expiry.
+            let counted = channelRegistry.localCounts
+            if !counted.isEmpty {
+                options.cluster?.publishChannelCounts(counted.map { ChannelCount(key: $0.key, sessions: 0) })
+            }
             channelRegistry = ChannelRegistry()
             rooms = [:]
             endLeasesForStop()
@@ -316,6 +333,7 @@ final class SyncHub: @unchecked Sendable {
                 whenFree(document) { [self] in deliver(frame, to: document, from: id) }
             case .channel(let message):
                 deliver(channelRegistry.handle(message, from: id))
+                if let cluster = options.cluster { shareChannelChanges(after: message, with: cluster) }
             case .leave(let document):
                 connections[id]?.stepTwos[document] = nil
                 whenFree(document) { [self] in
@@ -353,7 +371,7 @@ final class SyncHub: @unchecked Sendable {
 
     /// Sends each channel message to its recipients, encoded once for all of them
     /// (channels live on `/v1/sync` only, so every recipient frames it alike).
-    private func deliver(_ deliveries: [ChannelRegistry.Delivery]) {
+    func deliver(_ deliveries: [ChannelRegistry.Delivery]) {
         for delivery in deliveries {
             guard let frame = try? AccordMessage.channel(delivery.message).frame() else { continue }
             let bytes = SyncEndpoint.multiplexed.encode(frame, document: nil)
@@ -498,6 +516,8 @@ final class SyncHub: @unchecked Sendable {
         var unload: [DocumentID] = []
         // A leased room is the REST body's until it comes back: its turn is the next tick.
         for (id, loaded) in rooms where !isLeased(id) {
+        if options.clustered { channelHousekeeping(now: now) }
+        for (id, loaded) in rooms {
             perform(loaded.room.expireAwareness(now: now), in: loaded.room)
             if let idleSince = loaded.idleSince, loaded.room.isIdle, now - min(now, idleSince) >= options.roomIdleMilliseconds {
                 unload.append(id)

@@ -9,7 +9,7 @@ import Foundation
 /// notifies at its commit (``PostgresLogNotice``). A (re)connected listener becomes
 /// `.resync`, so rooms catch up from the log after anything missed. Access changes go
 /// out as `acl <writer> <document>` (hex) on the same channel, from a connection of
-/// their own.
+/// their own, and group membership changes as `grp <writer> <group>`.
 final class PostgresClusterLink: ClusterLink, @unchecked Sendable {
     // Invariant behind @unchecked Sendable: `listener` and `announcer` are used only
     // under `lock`.
@@ -29,7 +29,16 @@ final class PostgresClusterLink: ClusterLink, @unchecked Sendable {
     }
 
     func announceAccessChanged(_ id: DocumentID) {
-        let payload = "acl " + Self.hex(writer) + " " + Self.hex(Array(id.rawValue.utf8))
+        announce("acl " + Self.hex(writer) + " " + Self.hex(Array(id.rawValue.utf8)))
+    }
+
+    func announceGroupChanged(_ group: GroupKey) {
+        announce("grp " + Self.hex(writer) + " " + Self.hex(Array(group.rawValue.utf8)))
+    }
+
+    /// Sends a notice the other nodes must act on (not ephemeral): waits for it, and
+    /// tries once more on a fresh connection.
+    private func announce(_ payload: String) {
         lock.locked {
             // One retry on a fresh connection (the first may have been cut since).
             for _ in 0..<2 {
@@ -37,7 +46,7 @@ final class PostgresClusterLink: ClusterLink, @unchecked Sendable {
                     _ = try announcer.query("SELECT pg_notify($1, $2)", [.text(schema), .text(payload)])
                     return
                 } catch {
-                    Output.error("accord serve: cannot announce an access change to the cluster: \(error.message)")
+                    Output.error("accord serve: cannot announce a change to the cluster: \(error.message)")
                     _ = try? announcer.reconnect()
                 }
             }
@@ -54,6 +63,61 @@ final class PostgresClusterLink: ClusterLink, @unchecked Sendable {
     func publishBroadcast(_ id: DocumentID, topic: String, payload: String, sender: String) {
         publish(["bcs", Self.hex(writer), Self.hex(Array(id.rawValue.utf8)), Self.hex(Array(topic.utf8)),
                  Self.hex(Array(payload.utf8)), Self.hex(Array(sender.utf8))].joined(separator: " "))
+    }
+
+    /// `chc <node> <key>:<count>,…` (keys in hex), in as many notices as it takes to
+    /// stay under NOTIFY's payload limit.
+    func publishChannelCounts(_ counts: [ChannelCount]) {
+        let prefix = "chc " + Self.hex(writer) + " "
+        var fields: [String] = []
+        var length = prefix.utf8.count
+        for count in counts {
+            let field = Self.hex(Array(count.key.rawValue.utf8)) + ":" + String(count.sessions)
+            if !fields.isEmpty, length + field.utf8.count + 1 > 7800 {
+                publish(prefix + fields.joined(separator: ","))
+                fields = []
+                length = prefix.utf8.count
+            }
+            fields.append(field)
+            length += field.utf8.count + 1
+        }
+        if !fields.isEmpty { publish(prefix + fields.joined(separator: ",")) }
+    }
+
+    /// `chb <node> <key> <topic> <payload> <sender>` (hex). A broadcast too large for
+    /// NOTIFY (payloads over about 3.9 KB) stays on this node.
+    func publishChannelBroadcast(_ message: ChannelMessage) {
+        guard case .broadcast(let key, let topic, let payload, let sender) = message else { return }
+        publish(["chb", Self.hex(writer), Self.hex(Array(key.rawValue.utf8)), Self.hex(Array(topic.utf8)),
+                 Self.hex(Array(payload.utf8)), Self.hex(Array((sender ?? "").utf8))].joined(separator: " "))
+    }
+
+    /// A `chc` payload from another node: the node and its counts.
+    private static func channelCountsNotice(_ payload: String, ignoring writer: [UInt8]) -> (String, [ChannelCount])? {
+        let fields = payload.split(separator: " ", omittingEmptySubsequences: false)
+        guard fields.count == 3, fields[0] == "chc", let from = PostgresLogNotice.hex(fields[1]), from != writer else { return nil }
+        var counts: [ChannelCount] = []
+        for field in fields[2].split(separator: ",") {
+            let parts = field.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let raw = PostgresLogNotice.hex(parts[0]), let sessions = UInt64(parts[1]),
+                let key = ChannelKey(rawValue: String(decoding: raw, as: UTF8.self))
+            else { return nil }
+            counts.append(ChannelCount(key: key, sessions: sessions))
+        }
+        return (String(fields[1]), counts)
+    }
+
+    /// A `chb` payload from another node: the broadcast, its sender set.
+    private static func channelBroadcastNotice(_ payload: String, ignoring writer: [UInt8]) -> ChannelMessage? {
+        let fields = payload.split(separator: " ", omittingEmptySubsequences: false)
+        guard fields.count == 6, fields[0] == "chb", let from = PostgresLogNotice.hex(fields[1]), from != writer,
+            let raw = PostgresLogNotice.hex(fields[2]), let topic = PostgresLogNotice.hex(fields[3]),
+            let body = PostgresLogNotice.hex(fields[4]), let sender = PostgresLogNotice.hex(fields[5]),
+            let key = ChannelKey(rawValue: String(decoding: raw, as: UTF8.self))
+        else { return nil }
+        return .broadcast(
+            key: key, topic: String(decoding: topic, as: UTF8.self), payload: String(decoding: body, as: UTF8.self),
+            sender: sender.isEmpty ? nil : String(decoding: sender, as: UTF8.self))
     }
 
     /// Sends an ephemeral notice, unless it is too large for NOTIFY.
@@ -108,6 +172,15 @@ final class PostgresClusterLink: ClusterLink, @unchecked Sendable {
         return try? DocumentID(stored: String(decoding: key, as: UTF8.self))
     }
 
+    /// A `grp` payload from another node: the group whose members changed.
+    private static func groupNotice(_ payload: String, ignoring writer: [UInt8]) -> GroupKey? {
+        let fields = payload.split(separator: " ")
+        guard fields.count == 3, fields[0] == "grp", let from = PostgresLogNotice.hex(fields[1]), from != writer,
+            let key = PostgresLogNotice.hex(fields[2])
+        else { return nil }
+        return GroupKey(rawValue: String(decoding: key, as: UTF8.self))
+    }
+
     func start(_ handler: @escaping @Sendable (ClusterEvent) -> Void) {
         let writer = self.writer
         let started = try? PostgresListener(url: url, channel: schema) { event in
@@ -123,6 +196,18 @@ final class PostgresClusterLink: ClusterLink, @unchecked Sendable {
                 }
                 if let notice = Self.broadcastNotice(payload, ignoring: writer) {
                     handler(.broadcast(notice.id, topic: notice.topic, payload: notice.payload, sender: notice.sender))
+                    return
+                }
+                if let (node, counts) = Self.channelCountsNotice(payload, ignoring: writer) {
+                    handler(.channelCounts(node: node, counts))
+                    return
+                }
+                if let message = Self.channelBroadcastNotice(payload, ignoring: writer) {
+                    handler(.channelBroadcast(message))
+                    return
+                }
+                if let group = Self.groupNotice(payload, ignoring: writer) {
+                    handler(.groupChanged(group))
                     return
                 }
                 if let id = Self.accessNotice(payload, ignoring: writer) {

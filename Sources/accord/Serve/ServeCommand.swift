@@ -151,10 +151,15 @@ enum ServeCommand {
         return DocumentStore(storage: SerialStorage(adapter))
     }
 
-    /// One node of a cluster: the store on shared logs (numbered by PostgreSQL), folds
+    /// One node of a cluster: the store on shared logs (numbered by PostgreSQL, as are
+    /// the listings), folds
     /// coordinated by advisory locks, and the LISTEN feed of the other nodes' appends.
     private static func openClusterNode(url: String, schema: String) throws(AccordError) -> (documents: DocumentStore, link: PostgresClusterLink) {
-        let adapter = try PostgresStorageAdapter(url: url, schema: schema, sharedLogs: [DocumentStore.sharedLogCategory])
+        // The users' owned and shared-with-me listings are logs several nodes append to
+        // as well: PostgreSQL numbers them, so two nodes never take one number.
+        let adapter = try PostgresStorageAdapter(
+            url: url, schema: schema,
+            sharedLogs: [DocumentStore.sharedLogCategory, DocumentDirectory.ownedCategory, DocumentDirectory.sharedCategory])
         var options = DocumentStore.Options()
         options.shared = SharedStorage(documentLock: try PostgresDocumentLock(url: url, schema: schema))
         Output.error("accord serve: cluster node on PostgreSQL (schema \(schema))")

@@ -21,8 +21,8 @@ public struct GroupKey: Hashable, Sendable, Comparable, Codable {
     /// `type/id`, as stored.
     public var rawValue: String { groupType + "/" + groupID }
 
-    /// Reads a stored `type/id`; nil when it breaks the rule.
-    init?(rawValue: String) {
+    /// Reads a stored (or announced) `type/id`; nil when it breaks the rule.
+    public init?(rawValue: String) {
         let parts = rawValue.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let key = try? GroupKey(groupType: String(parts[0]), groupID: String(parts[1])) else {
             return nil

@@ -113,6 +113,35 @@ public final class GroupStore: @unchecked Sendable {
         }
     }
 
+    /// Reads one group's rows again, because another node of a cluster changed them
+    /// (this store's memory is only written through by this process). Returns who
+    /// joined and who left it since this store last looked.
+    @discardableResult
+    public func reload(_ group: GroupKey) throws(AccordError) -> (added: Set<String>, removed: Set<String>) {
+        try locked { () throws(AccordError) -> (added: Set<String>, removed: Set<String>) in
+            let key = group.rawValue
+            var after: Set<String> = []
+            if let bytes = try storage.withAdapter({ try $0.read(Self.membersCategory, key: key) }) {
+                guard let row = try? JSONDecoder().decode(MembersRow.self, from: Data(bytes)) else { throw Self.corrupt(key) }
+                after = Set(row.members)
+            }
+            var granted: Set<String> = []
+            if let bytes = try storage.withAdapter({ try $0.read(Self.documentsCategory, key: key) }) {
+                guard let ids = try? JSONDecoder().decode([String].self, from: Data(bytes)) else { throw Self.corrupt(key) }
+                granted = Set(ids)
+            }
+            documents[group] = granted.isEmpty ? nil : granted
+            let before = members[group] ?? []
+            members[group] = after.isEmpty ? nil : after
+            for user in after.subtracting(before) { groupsOfUser[user, default: []].insert(group) }
+            for user in before.subtracting(after) {
+                groupsOfUser[user]?.remove(group)
+                if groupsOfUser[user]?.isEmpty == true { groupsOfUser[user] = nil }
+            }
+            return (after.subtracting(before), before.subtracting(after))
+        }
+    }
+
     // MARK: Loading
 
     private func locked<T>(_ body: () throws(AccordError) -> T) throws(AccordError) -> T {

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+import AccordCRDT
+import AccordPostgres
+import AccordStore
+import AccordTesting
+@testable import AccordServer
+
+/// The directory across a cluster's nodes: a group membership change made through one
+/// node reaches the open connections on the others, and the users' listings are
+/// numbered by PostgreSQL, so creates on two nodes at once never collide.
+@Suite(.serialized) struct ClusterDirectoryTests {
+    typealias Cluster = ClusterServeTests.Cluster
+
+    /// Rita gets a document through a group: added through node A, she may open it on
+    /// node B (whose group store had already read the group without her); removed
+    /// through A, her open connection on B is refused at once, not at her next reconnect.
+    @Test func groupMembershipChangesReachTheOtherNodes() async throws {
+        var cluster = try Cluster()
+        defer { cluster.drop() }
+        try cluster.start(0)
+        try cluster.start(1)
+        let secret = try ServerSecret.load(secretFile: cluster.directories[0].path + "/dev.secret")
+        let tokens = try TokenAuthority(secret: secret)
+        let rita = tokens.mint(subject: "rita", ttl: 3600)
+        let admin = tokens.mint(subject: "root", ttl: 3600, admin: true)
+        func call(_ node: Int, _ method: String, _ path: String, token: String, _ body: String? = nil) async throws -> Int {
+            try await recordsCall(port: cluster.nodes[node].port, method, path, token: token, body: body).status
+        }
+        #expect(try await call(0, "POST", "/v1/documents", token: cluster.token, #"{"id":"guild"}"#) == 201)
+        #expect(try await call(
+            0, "PUT", "/v1/documents/guild/groups", token: cluster.token,
+            #"{"groupType":"team","groupId":"design","role":"read-write"}"#) == 200)
+        let document: DocumentID = "guild"
+
+        // Before she is a member, B refuses her (and has read the group by then).
+        let early = try await SyncTestClient.connect(port: cluster.nodes[1].port, document: document, token: rita)
+        try await eventually("B refuses rita before she is a member") {
+            early.closed != nil || early.errorCodes.contains("DOC_ACCESS_DENIED")
+        }
+        early.close()
+
+        #expect(try await call(0, "PUT", "/v1/admin/groups/team/design/members", token: admin, #"{"users":["rita"]}"#) == 200)
+        // The announcement travels asynchronously: connect until B lets her in.
+        var onB: SyncTestClient?
+        let deadline = ContinuousClock.now + .seconds(10)
+        while onB == nil, ContinuousClock.now < deadline {
+            let attempt = try await SyncTestClient.connect(port: cluster.nodes[1].port, document: document, token: rita)
+            attempt.sendsAccordUpdates = true
+            try? await eventually("an answer", timeout: .seconds(3)) {
+                attempt.closed != nil || !attempt.errorCodes.isEmpty
+                    || attempt.frames.contains { if case .sync(.step2) = $0.frame { true } else { false } }
+            }
+            if attempt.closed == nil, attempt.errorCodes.isEmpty {
+                onB = attempt
+            } else {
+                attempt.close()
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        let member = try #require(onB, "B never let rita in after A added her to the group")
+        member.edit(document) { doc in try! doc.getText("t").insert(0, "member") }
+        try await eventually("her write acked on B") { member.acks.contains(1) }
+
+        #expect(try await call(0, "DELETE", "/v1/admin/groups/team/design/members?user=rita", token: admin) == 200)
+        try await eventually("B refuses her open connection") {
+            member.errorCodes.contains("DOC_ACCESS_DENIED") || member.closed != nil
+        }
+        member.edit(document) { doc in try! doc.getText("t").insert(0, "refused ") }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!member.acks.contains(2))
+        member.close()
+    }
+
+    /// Twenty creates through each of two nodes at once, for one owner: every create
+    /// succeeds, her listing on either node names all forty once, and the listing's
+    /// numbers came from PostgreSQL (its head row), not from a node's read-and-retry.
+    @Test func concurrentCreatesOnTwoNodesAreAllListed() async throws {
+        var cluster = try Cluster()
+        defer { cluster.drop() }
+        try cluster.start(0)
+        try cluster.start(1)
+        let ports = cluster.nodes.map(\.port)
+        let token = cluster.token
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    try await recordsCall(
+                        port: ports[index % 2], "POST", "/v1/documents", token: token, body: #"{"id":"made-\#(index)"}"#
+                    ).status
+                }
+            }
+            var all: [Int] = []
+            for try await status in group { all.append(status) }
+            return all
+        }
+        #expect(statuses.allSatisfy { $0 == 201 }, "\(statuses.sorted())")
+        for port in ports {
+            var listed: [String] = []
+            var cursor: String?
+            repeat {
+                let query = cursor.map { "&cursor=" + $0 } ?? ""
+                let page = try await recordsCall(port: port, "GET", "/v1/me/documents?limit=100" + query, token: token)
+                #expect(page.status == 200)
+                let body = page.json as? [String: Any]
+                listed += ((body?["documents"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }
+                cursor = body?["nextCursor"] as? String
+            } while cursor != nil
+            #expect(listed.count == 40, "listed on port \(port): \(listed.count)")
+            #expect(Set(listed) == Set((0..<40).map { "made-\($0)" }))
+        }
+        let database = try PostgresConnection(url: cluster.url)
+        let head = try database.query(
+            "SELECT last FROM \(cluster.schema).accord_log_heads WHERE category = $1", [.text("server.owned")]
+        ).firstInt64
+        #expect(head == 40, "the owned listing's numbers come from its head row")
+    }
+}
