@@ -514,10 +514,9 @@ final class SyncHub: @unchecked Sendable {
     private func housekeeping() {
         let now = options.now()
         var unload: [DocumentID] = []
+        if options.clustered { channelHousekeeping(now: now) }
         // A leased room is the REST body's until it comes back: its turn is the next tick.
         for (id, loaded) in rooms where !isLeased(id) {
-        if options.clustered { channelHousekeeping(now: now) }
-        for (id, loaded) in rooms {
             perform(loaded.room.expireAwareness(now: now), in: loaded.room)
             if let idleSince = loaded.idleSince, loaded.room.isIdle, now - min(now, idleSince) >= options.roomIdleMilliseconds {
                 unload.append(id)
