@@ -35,55 +35,57 @@ final class DashboardCPU: @unchecked Sendable {
     /// False where the platform has no per-thread CPU clock: the totals stay 0.
     static let isSupported: Bool = threadNanoseconds() != nil
 
-    /// ``measureSampled(_:_:)`` reads the clock around one call in this many.
-    static let sampleEvery: UInt64 = 16
-
     /// What a window with nothing in it measures: part of the clock reads themselves,
     /// taken off every measured window so a tiny call is not counted as the clock's
     /// cost. The least of many empty windows (never more than the true cost, so it
     /// never takes off real work).
-    static let clockOverhead: UInt64 = {
+    static let clockOverhead: UInt64 = leastEmptyWindow(threadNanoseconds)
+    /// The same for ``measureBrief(_:_:)``'s clock.
+    static let briefClockOverhead: UInt64 = leastEmptyWindow(monotonicNanoseconds)
+
+    private static func leastEmptyWindow(_ clock: () -> UInt64?) -> UInt64 {
         var least = UInt64.max
         for _ in 0..<200 {
-            guard let start = threadNanoseconds(), let end = threadNanoseconds() else { return 0 }
+            guard let start = clock(), let end = clock() else { return 0 }
             least = min(least, end >= start ? end - start : 0)
         }
         return least == .max ? 0 : least
-    }()
+    }
 
     private let lock = NSLock()
     private var nanoseconds: [Part: UInt64] = [:]
-    private var sampledCalls: [Part: UInt64] = [:]
 
     /// Runs `body`, adding the CPU time this thread spent in it to `part`.
     func measure<T, E: Error>(_ part: Part, _ body: () throws(E) -> T) throws(E) -> T {
         guard let start = Self.threadNanoseconds() else { return try body() }
-        defer { add(part, from: start, times: 1) }
+        defer { add(part, from: start) }
         return try body()
     }
 
-    /// For work called once per update (the hub's hooks): the per-thread clock is a
-    /// system call of about a microsecond, more than such a call itself costs, and at
-    /// a thousand updates a second reading it around every call would cost more than
-    /// the hooks. So one call in ``sampleEvery`` is measured and counted
-    /// ``sampleEvery`` times: an estimate of the part's total, unbiased while the calls
-    /// are alike, at a sixteenth of the clock's cost.
-    func measureSampled<T>(_ part: Part, _ body: () -> T) -> T {
-        let measured = lock.withLock { () -> Bool in
-            let calls = (sampledCalls[part] ?? 0) &+ 1
-            sampledCalls[part] = calls
-            return calls % Self.sampleEvery == 0
+    /// For work called once per update (the hub's hooks), too short for the per-thread
+    /// clock: that is a system call of about a microsecond, more than such a call costs,
+    /// and the scatter of its own cost (not the work) was most of what it measured. So
+    /// these calls are timed on the monotonic clock (read without a system call, tens of
+    /// nanoseconds), every call. For a call that never waits (a lock held for a few
+    /// instructions, a set insert) its elapsed time is its CPU time; a preemption inside
+    /// one would be counted, which at a few hundred nanoseconds a call is rare.
+    func measureBrief<T>(_ part: Part, _ body: () -> T) -> T {
+        guard Self.isSupported, let start = Self.monotonicNanoseconds() else { return body() }
+        defer {
+            if let end = Self.monotonicNanoseconds(), end >= start {
+                let spent = end - start
+                let work = spent > Self.briefClockOverhead ? spent - Self.briefClockOverhead : 0
+                lock.withLock { nanoseconds[part, default: 0] &+= work }
+            }
         }
-        guard measured, let start = Self.threadNanoseconds() else { return body() }
-        defer { add(part, from: start, times: Self.sampleEvery) }
         return body()
     }
 
-    private func add(_ part: Part, from start: UInt64, times: UInt64) {
+    private func add(_ part: Part, from start: UInt64) {
         guard let end = Self.threadNanoseconds(), end >= start else { return }
         let spent = end - start
         let work = spent > Self.clockOverhead ? spent - Self.clockOverhead : 0
-        lock.withLock { nanoseconds[part, default: 0] &+= work &* times }
+        lock.withLock { nanoseconds[part, default: 0] &+= work }
     }
 
     /// Seconds spent so far, per part (every part listed, 0 included).
@@ -92,6 +94,13 @@ final class DashboardCPU: @unchecked Sendable {
         var out: [Part: Double] = [:]
         for part in Part.allCases { out[part] = Double(copy[part] ?? 0) / 1_000_000_000 }
         return out
+    }
+
+    /// The monotonic clock in nanoseconds (`CLOCK_MONOTONIC`, a vDSO read on Linux).
+    static func monotonicNanoseconds() -> UInt64? {
+        var now = timespec()
+        guard clock_gettime(CLOCK_MONOTONIC, &now) == 0 else { return nil }
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
     /// The calling thread's CPU time in nanoseconds, or nil where there is no such clock.

@@ -68,7 +68,7 @@ final class DashboardMonitor: @unchecked Sendable {
     func start(observing documents: DocumentStore) {
         let subscription = documents.observeChanges { [weak self] change in
             guard let self else { return }
-            cpu.measureSampled(.hooks) { documentChanged(change.id) }
+            cpu.measureBrief(.hooks) { documentChanged(change.id) }
         }
         queue.sync {
             storeSubscription = subscription

@@ -236,10 +236,10 @@ public final class AccordServer: Sendable {
         // The hooks run on the hub's queue for every update and disconnect: dashboard CPU
         // too, sampled (one call in 16 timed) since a clock read costs more than a call.
         hub.updateAppended = { id, bytes, time in
-            dashboardCPU.measureSampled(.hooks) { monitor.updateAppended(id, bytes: bytes, time: time) }
+            dashboardCPU.measureBrief(.hooks) { monitor.updateAppended(id, bytes: bytes, time: time) }
         }
         hub.userDisconnected = { user, documents, time in
-            dashboardCPU.measureSampled(.hooks) { people.disconnected(user, documents: documents, at: time) }
+            dashboardCPU.measureBrief(.hooks) { people.disconnected(user, documents: documents, at: time) }
         }
         // The export route answers for the dashboard once the dashboard has checked its caller.
         let dashboardExport = AdminAPI(
