@@ -58,7 +58,7 @@ final class DashboardCPU: @unchecked Sendable {
     /// Runs `body`, adding the CPU time this thread spent in it to `part`.
     func measure<T, E: Error>(_ part: Part, _ body: () throws(E) -> T) throws(E) -> T {
         guard let start = Self.threadNanoseconds() else { return try body() }
-        defer { add(part, from: start) }
+        defer { add(part, from: start, clock: Self.threadNanoseconds, overhead: Self.clockOverhead) }
         return try body()
     }
 
@@ -71,20 +71,15 @@ final class DashboardCPU: @unchecked Sendable {
     /// one would be counted, which at a few hundred nanoseconds a call is rare.
     func measureBrief<T>(_ part: Part, _ body: () -> T) -> T {
         guard Self.isSupported, let start = Self.monotonicNanoseconds() else { return body() }
-        defer {
-            if let end = Self.monotonicNanoseconds(), end >= start {
-                let spent = end - start
-                let work = spent > Self.briefClockOverhead ? spent - Self.briefClockOverhead : 0
-                lock.withLock { nanoseconds[part, default: 0] &+= work }
-            }
-        }
+        defer { add(part, from: start, clock: Self.monotonicNanoseconds, overhead: Self.briefClockOverhead) }
         return body()
     }
 
-    private func add(_ part: Part, from start: UInt64) {
-        guard let end = Self.threadNanoseconds(), end >= start else { return }
+    /// Adds the window from `start` to `clock`'s reading now, less the clock's own cost.
+    private func add(_ part: Part, from start: UInt64, clock: () -> UInt64?, overhead: UInt64) {
+        guard let end = clock(), end >= start else { return }
         let spent = end - start
-        let work = spent > Self.clockOverhead ? spent - Self.clockOverhead : 0
+        let work = spent > overhead ? spent - overhead : 0
         lock.withLock { nanoseconds[part, default: 0] &+= work }
     }
 
