@@ -32,13 +32,6 @@ struct KeyMap: Sequence, ExpressibleByDictionaryLiteral {
         }
     }
 
-    var count: Int {
-        switch storage {
-        case .small(let entries): entries.count
-        case .large(let table): table.count
-        }
-    }
-
     /// Every key, in no particular order.
     var keys: [Int32] { map(\.key) }
 
