@@ -52,9 +52,13 @@ final class LWSContext {
         info.user = user
         info.gid = -1
         info.uid = -1
-        // The per-thread buffer lws reads HTTP into (4 KiB by default): a client
-        // receiving a large body took one service-loop turn per 4 KiB.
-        info.pt_serv_buf_size = 64 * 1024
+        // The per-thread buffer lws reads HTTP into (4 KiB by default), which also caps
+        // every read of a socket (an HTTP client's body, a raw connection's bytes) at
+        // its size less LWS_PRE. At 64 KiB a 100 MB blob took 1,600 service-loop turns
+        // (poll, recv, the sink's write) each way; at 256 KiB, as large as the server's
+        // send slices and the client's file-body pieces, about 400. One buffer per
+        // service thread, so the memory is fixed.
+        info.pt_serv_buf_size = 256 * 1024
         // What lws keeps pointers into, freed here only when no context came of it.
         func release() {
             protocols.deallocate()

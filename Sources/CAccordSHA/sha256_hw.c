@@ -34,6 +34,22 @@ static const uint32_t round_constants[64] = {
         abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(wk, 0x0E)); \
     } while (0)
 
+// The group's 16 message bytes as big-endian words in lanes.
+#define LOAD_WORDS(group) _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(data + 16 * (group))), byte_swap)
+// Rounds 4*group ..< 4*group+4 with schedule words `words` plus their round constants.
+#define ROUNDS(words, group)                                                                        \
+    do {                                                                                            \
+        const __m128i wk = _mm_add_epi32(words, _mm_loadu_si128((const __m128i *)&round_constants[4 * (group)])); \
+        FOUR_ROUNDS(abef, cdgh, wk);                                                                \
+    } while (0)
+// The first half of the schedule of FIPS 180-4 6.2.2 step 1 for the words four groups
+// after `older`: msg1(W(i-4), W(i-3)), kept in `older`'s register until it is needed.
+#define MSG1(older, old) older = _mm_sha256msg1_epu32(older, old)
+// The next group's words, into the register holding the msg1 half for them:
+// W(i) = msg2(msg1 half + (W(i-2) shifted by one word with W(i-1)), W(i-1)).
+#define NEXT(half, previous2, previous) \
+    half = _mm_sha256msg2_epu32(_mm_add_epi32(half, _mm_alignr_epi8(previous, previous2, 4)), previous)
+
 __attribute__((target("sha,ssse3,sse4.1")))
 void accord_sha256_compress_hw(uint32_t state[8], const uint8_t *data, size_t blocks) {
     // Big-endian message words into lanes.
@@ -49,27 +65,46 @@ void accord_sha256_compress_hw(uint32_t state[8], const uint8_t *data, size_t bl
 
     for (; blocks > 0; blocks--, data += 64) {
         const __m128i abef_start = abef, cdgh_start = cdgh;
-        // w[0] holds schedule words 4i..4i+3 for the group of rounds being computed;
-        // the schedule of FIPS 180-4 6.2.2 step 1, four words at a time:
-        // W(i) = msg2(msg1(W(i-4), W(i-3)) + (W(i-2) shifted by one word with W(i-1)), W(i-1)).
-        __m128i w[4];
-        for (int i = 0; i < 4; i++) {
-            w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(data + 16 * i)), byte_swap);
-            const __m128i wk = _mm_add_epi32(w[i], _mm_loadu_si128((const __m128i *)&round_constants[4 * i]));
-            FOUR_ROUNDS(abef, cdgh, wk);
-        }
-        for (int i = 4; i < 16; i++) {
-            const __m128i older = w[i % 4];             // W(i-4)
-            const __m128i old = w[(i + 1) % 4];         // W(i-3)
-            const __m128i previous2 = w[(i + 2) % 4];   // W(i-2)
-            const __m128i previous = w[(i + 3) % 4];    // W(i-1)
-            __m128i next = _mm_sha256msg1_epu32(older, old);
-            next = _mm_add_epi32(next, _mm_alignr_epi8(previous, previous2, 4));
-            next = _mm_sha256msg2_epu32(next, previous);
-            w[i % 4] = next;
-            const __m128i wk = _mm_add_epi32(next, _mm_loadu_si128((const __m128i *)&round_constants[4 * i]));
-            FOUR_ROUNDS(abef, cdgh, wk);
-        }
+        // Written out in full, four schedule words per register (m0..m3 in turn), so
+        // nothing goes through memory: a loop over an array of the four kept them on
+        // the stack, and the store-to-load waits ran at a third of the instructions'
+        // speed (650 against OpenSSL's 1,760 MB/s on this machine's EPYC). Each step
+        // also starts the msg1 half of a later group's words early, off the path the
+        // rounds wait on.
+        __m128i m0 = LOAD_WORDS(0), m1, m2, m3;
+        ROUNDS(m0, 0);
+        m1 = LOAD_WORDS(1);
+        ROUNDS(m1, 1);
+        MSG1(m0, m1);
+        m2 = LOAD_WORDS(2);
+        ROUNDS(m2, 2);
+        MSG1(m1, m2);
+        m3 = LOAD_WORDS(3);
+        ROUNDS(m3, 3);
+        NEXT(m0, m2, m3); MSG1(m2, m3);
+        ROUNDS(m0, 4);
+        NEXT(m1, m3, m0); MSG1(m3, m0);
+        ROUNDS(m1, 5);
+        NEXT(m2, m0, m1); MSG1(m0, m1);
+        ROUNDS(m2, 6);
+        NEXT(m3, m1, m2); MSG1(m1, m2);
+        ROUNDS(m3, 7);
+        NEXT(m0, m2, m3); MSG1(m2, m3);
+        ROUNDS(m0, 8);
+        NEXT(m1, m3, m0); MSG1(m3, m0);
+        ROUNDS(m1, 9);
+        NEXT(m2, m0, m1); MSG1(m0, m1);
+        ROUNDS(m2, 10);
+        NEXT(m3, m1, m2); MSG1(m1, m2);
+        ROUNDS(m3, 11);
+        NEXT(m0, m2, m3); MSG1(m2, m3);
+        ROUNDS(m0, 12);
+        NEXT(m1, m3, m0); MSG1(m3, m0);
+        ROUNDS(m1, 13);
+        NEXT(m2, m0, m1);
+        ROUNDS(m2, 14);
+        NEXT(m3, m1, m2);
+        ROUNDS(m3, 15);
         abef = _mm_add_epi32(abef, abef_start);
         cdgh = _mm_add_epi32(cdgh, cdgh_start);
     }

@@ -40,8 +40,17 @@ final class HTTPExchange {
     /// Body bytes per writeable callback from a file: larger pieces mean fewer trips
     /// through the service loop for a large upload, at a bounded memory cost.
     private static let fileChunk = 256 * 1024
-    /// Room for one piece of response body from lws (its rx buffer is 64 KiB).
-    private static let readChunk = 64 * 1024
+    /// Room for one piece of response body: lws reads the socket straight into it
+    /// (`lws_http_client_read`), so it is the most one `recv` takes. At 64 KiB a
+    /// 100 MB download took 1,600 turns of the service loop (poll, recv, the sink's
+    /// write, each a system call); 256 KiB, as large as the server's send slices and
+    /// the file body pieces that share this buffer, takes a quarter of them.
+    private static let readChunk = 256 * 1024
+    /// The least room a read gets: a small body (a small blob, a JSON answer) needs no
+    /// 256 KiB buffer zeroed for it.
+    private static let smallestRead = 16 * 1024
+    /// Room per read for this response: its declared length, within the two above.
+    private var readRoom = HTTPExchange.readChunk
 
     init(
         id: UInt64, request: HTTPClientRequest, target: WebSocketURL, maxResponseSize: Int, slot: ResponseSlot,
@@ -145,16 +154,18 @@ final class HTTPExchange {
                 return close(wsi)
             }
             if let sink, let status { sinkTakesBody = sink.accepts(status: status, headers: responseHeaders) }
-            if !sinkTakesBody, let declared = responseHeaders["content-length"].flatMap(Int.init), declared > maxResponseSize {
+            let declared = responseHeaders["content-length"].flatMap(Int.init)
+            if !sinkTakesBody, let declared, declared > maxResponseSize {
                 return fail(wsi, NetError(.responseTooLarge, "the response declares \(declared) bytes, over \(maxResponseSize)"))
             }
+            if let declared { readRoom = min(Self.readChunk, max(Self.smallestRead, declared)) }
             return 0
 
         case LWS_CALLBACK_RECEIVE_CLIENT_HTTP:
             // lws hands the body over only from inside lws_http_client_read, which
             // strips chunked framing and calls back with RECEIVE_CLIENT_HTTP_READ.
             let pre = Int(accord_lws_pre())
-            if buffer.count < pre + Self.readChunk { buffer = [UInt8](repeating: 0, count: pre + Self.readChunk) }
+            if buffer.count < pre + readRoom { buffer = [UInt8](repeating: 0, count: pre + readRoom) }
             var scratch = buffer
             buffer = []  // lws calls back into this exchange while it reads: no overlapping access
             defer { buffer = scratch }

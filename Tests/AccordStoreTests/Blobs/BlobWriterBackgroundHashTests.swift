@@ -1,5 +1,6 @@
 import Testing
 import AccordCRDT
+import AccordTesting
 @testable import AccordStore
 
 /// Past ``BlobWriter/backgroundHashingFrom`` a writer's content file is hashed on a
@@ -59,5 +60,58 @@ import AccordCRDT
         #expect(error?.code == .blobHashMismatch)
         #expect(try store.list().isEmpty)
         #expect(try BlobFixtures.directoryNames(store).isEmpty, "no upload file left")
+    }
+
+    /// The writer tells the hashing thread how far the file is written once per MiB
+    /// (``TrailingFileHasher/piece``), and `finish` passes on the rest: sizes just off
+    /// those steps, fed in pieces that do and do not divide them, still hash every
+    /// byte, and a change in the last bytes (never passed on before `finish`) is a mismatch.
+    @Test(arguments: [(1 << 20) + 1, (2 << 20) - 1, 2 << 20, (3 << 20) + 65_519])
+    func everyByteIsHashedWhateverTheSizeAndThePieces(size: Int) throws {
+        for piece in [65_520, 262_144, 1 << 20, 3_000_000] {
+            let (store, directory) = try BlobBackend.sqlite.makeStore()
+            _ = directory
+            let content = BlobFixtures.randomBytes(size, seed: UInt64(size ^ piece))
+            let writer = try BlobWriter(store: store)
+            try Self.feed(writer, content, piece: piece)
+            let info = try writer.finish(expected: SHA256Hasher.hash(content), contentType: "a/b", reference: nil)
+            #expect(try store.get(info.hash) == content, "size \(size), pieces of \(piece)")
+
+            var wrong = content
+            wrong[size - 1] ^= 0x80
+            let other = try BlobWriter(store: store)
+            try Self.feed(other, wrong, piece: piece)
+            let error = #expect(throws: AccordError.self) {
+                try other.finish(expected: SHA256Hasher.hash(content), contentType: "a/b", reference: nil)
+            }
+            #expect(error?.code == .blobHashMismatch, "size \(size), pieces of \(piece)")
+            #expect(try store.list().map(\.hash) == [info.hash])
+        }
+    }
+
+    /// A download (a writer fed from the network) is durable once it is reported
+    /// complete, like a put: its index record is committed only after the content file
+    /// is complete under its hash name (synced before the rename, the directory synced
+    /// after it), with no upload file left. So a crash after the download returned
+    /// finds the content readable; docs/blobs.md says why this stays inside the
+    /// download's time rather than being deferred.
+    @Test(arguments: [BlobBackend.sqlite, .sealed])
+    func aDownloadIsCommittedOnlyOnceItsContentFileIsInPlace(backend: BlobBackend) throws {
+        let directory = try TemporaryDirectory()
+        let store = try BlobStore(
+            storage: SerialStorage(IndexCommitWatcher(wrapping: try backend.makeAdapter(in: directory))),
+            tuning: BlobStore.Tuning(inlineLimit: BlobStore.Tuning.smallBlobInlineLimit))
+        let content = BlobFixtures.randomBytes((3 << 20) + 777, seed: 31)
+        let writer = try BlobWriter(store: store)
+        try Self.feed(writer, content, piece: 262_144)
+        let info = try writer.finish(expected: SHA256Hasher.hash(content), contentType: "a/b", reference: "d")
+        let observed = try store.storage.withAdapter { ($0 as? IndexCommitWatcher)?.observed[info.hash.hex] }
+        let seen = try #require(observed)
+        #expect(seen.count == 1, "one commit writes the index record")
+        for commit in seen {
+            #expect(commit.names == [info.hash.hex], "only the named content file, no upload file")
+            #expect((commit.length ?? 0) >= content.count, "the whole content is in the file")
+        }
+        #expect(try store.get(info.hash) == content)
     }
 }
