@@ -347,9 +347,9 @@ import Testing
         #expect(index.failure(of: "inbox") == nil)
     }
 
-    /// The writer puts what it finds queued into one SQLite transaction, each projection
-    /// in a savepoint: one that fails is rolled back alone, and the others written with
-    /// it still go in and advance their documents' positions.
+    /// The writer puts what it finds queued into one SQLite transaction; when that fails
+    /// it writes each projection on its own: the one that fails is rolled back alone,
+    /// and the others written with it still go in and advance their documents' positions.
     @Test func aFailingProjectionAmongSeveralQueuedLeavesTheOthersWritten() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/index.sqlite"

@@ -8,7 +8,7 @@ package struct PreparedRecordWrite {
     package let id: String
     let values: [String: RecordValue]
     /// The checked changes (field → value, nil: removed).
-    let changes: [(field: FieldSchema, value: RecordValue?)]
+    let changes: [(field: String, value: RecordValue?)]
 }
 
 extension RecordBatchWrite {

@@ -11,11 +11,16 @@ package struct RecordBatchWrite {
     package let schema: ModelSchema
     package let index: RecordIndex
     package let document: DocumentID
+    /// The fields a new record gets a value for when not given: those with a default,
+    /// and auto-assigned ones other than the id. Found once per batch, so a model
+    /// without any (the usual case) costs a new record no look-up per field.
+    private let filledFields: [FieldSchema]
 
     package init(schema: ModelSchema, index: RecordIndex, document: DocumentID) {
         self.schema = schema
         self.index = index
         self.document = document
+        filledFields = schema.fields.filter { $0.defaultValue != nil || ($0.autoAssign && $0.name != ModelSchema.idField) }
     }
 
     /// Writes `writes` into `doc` (the current state of ``document``) in one transaction
@@ -85,7 +90,7 @@ package struct RecordBatchWrite {
     struct Prepared {
         var id: String
         var values: [String: RecordValue]
-        var changes: [(field: FieldSchema, value: RecordValue?)]
+        var changes: [(field: String, value: RecordValue?)]
         var saved: [String: RecordValue]
     }
 
@@ -103,7 +108,7 @@ package struct RecordBatchWrite {
         values[ModelSchema.idField] = nil
         let existing = try RecordLayout.record(id, of: schema, in: doc)
         if existing == nil {
-            for field in schema.fields where values[field.name] == nil && !write.removing.contains(field.name) {
+            for field in filledFields where values[field.name] == nil && !write.removing.contains(field.name) {
                 if let value = field.defaultValue {
                     values[field.name] = value
                 } else if field.autoAssign, field.name != ModelSchema.idField {
@@ -121,12 +126,12 @@ package struct RecordBatchWrite {
     /// What a read returns once `changes` are written over a record holding `values`:
     /// each change applied, and null (a field set to nothing) left out.
     private static func applying(
-        _ changes: [(field: FieldSchema, value: RecordValue?)], to values: [String: RecordValue]
+        _ changes: [(field: String, value: RecordValue?)], to values: [String: RecordValue]
     ) -> [String: RecordValue] {
         var saved = values
         for (name, value) in saved where value == .null { saved[name] = nil }
         for (field, value) in changes {
-            if let value, value != .null { saved[field.name] = value } else { saved[field.name] = nil }
+            if let value, value != .null { saved[field] = value } else { saved[field] = nil }
         }
         return saved
     }

@@ -98,8 +98,12 @@ extension ModelTables {
         "DELETE FROM \(table) WHERE document = ? AND id IN (\(Array(repeating: "?", count: rows).joined(separator: ", ")))"
     }
 
-    /// Adds `rows` members (document, id, member) to a members table.
+    /// Adds `rows` members (document, id, member) to a members table. `OR IGNORE`
+    /// although no member is ever there already (a record's members are cleared, or
+    /// known absent, first): a many-row statement that may abort on a constraint makes
+    /// SQLite keep a statement journal, a copy of every page it changes; one that cannot
+    /// abort needs none.
     static func addMembers(_ rows: Int, to table: String) -> String {
-        "INSERT INTO \(table) VALUES " + Array(repeating: "(?, ?, ?)", count: rows).joined(separator: ", ")
+        "INSERT OR IGNORE INTO \(table) VALUES " + Array(repeating: "(?, ?, ?)", count: rows).joined(separator: ", ")
     }
 }

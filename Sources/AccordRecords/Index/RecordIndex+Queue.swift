@@ -59,41 +59,59 @@ extension RecordIndex {
     }
 
     /// Writes every queued projection, oldest first, all in one SQLite transaction
-    /// (under the lock), each inside a savepoint of its own. One commit for all of them
-    /// because when the writer falls behind a stream of saves it finds many waiting, and
-    /// a commit per projection wrote the same hot index pages to the WAL again and again.
-    /// A projection that fails is rolled back to its savepoint and recorded for its
-    /// document, and the others still go in: the document's stored position is then not
-    /// advanced, so its next open projects it again.
+    /// (under the lock). One commit for all of them because when the writer falls behind
+    /// a stream of saves it finds many waiting, and a commit per projection wrote the same
+    /// hot index pages to the WAL again and again.
+    ///
+    /// No savepoint per projection: inside a savepoint SQLite first copies every page it
+    /// changes into a sub-journal (a temporary file), which for a batch of new records
+    /// was most of the writer's system calls. Failures are rare, so the common path pays
+    /// nothing for them: when the shared transaction fails it is rolled back whole and
+    /// each projection is written again in a transaction of its own (``writeAlone(_:)``),
+    /// so the one that fails is recorded for its document and the others still go in.
     func writeQueued() {
         let projections = queue.takeAll()
         guard !projections.isEmpty else { return }
         var written = Counters()
         do throws(AccordError) {
             try transaction { () throws(AccordError) in
-                for projection in projections {
-                    try connection.execute("SAVEPOINT projection")
-                    do throws(AccordError) {
-                        written.projectedRecords += try writeRows(of: projection)
-                        // After a failure the position stays behind, so the next open projects the document whole.
-                        if failures[projection.document] == nil {
-                            try storePosition(projection.document, projection.stateVector, projection.sequence)
-                        }
-                        try connection.execute("RELEASE projection")
-                        written.malformedRecords += projection.malformed
-                    } catch {
-                        try connection.execute("ROLLBACK TO projection")
-                        try connection.execute("RELEASE projection")
-                        failures[projection.document] = error
-                    }
-                }
+                for projection in projections { try write(projection, into: &written) }
             }
             tally.projectedRecords += written.projectedRecords
             tally.malformedRecords += written.malformedRecords
         } catch {
-            // The commit (or a savepoint statement) failed: nothing of these projections is in.
-            for projection in projections { failures[projection.document] = error }
+            // Rolled back whole: nothing of these projections is in yet. One alone has
+            // nothing to separate from (and trying again would only repeat the failure).
+            guard projections.count > 1 else {
+                failures[projections[0].document] = error
+                return
+            }
+            for projection in projections { writeAlone(projection) }
         }
+    }
+
+    /// Writes one projection in a transaction of its own; a failure is recorded for its
+    /// document (whose position then stays behind, so its next open projects it again).
+    private func writeAlone(_ projection: PendingProjection) {
+        var written = Counters()
+        do throws(AccordError) {
+            try transaction { () throws(AccordError) in try write(projection, into: &written) }
+            tally.projectedRecords += written.projectedRecords
+            tally.malformedRecords += written.malformedRecords
+        } catch {
+            failures[projection.document] = error
+        }
+    }
+
+    /// Writes one projection's rows and, unless an earlier projection of its document
+    /// failed, its position (under the lock, inside a transaction).
+    private func write(_ projection: PendingProjection, into written: inout Counters) throws(AccordError) {
+        written.projectedRecords += try writeRows(of: projection)
+        // After a failure the position stays behind, so the next open projects the document whole.
+        if failures[projection.document] == nil {
+            try storePosition(projection.document, projection.stateVector, projection.sequence)
+        }
+        written.malformedRecords += projection.malformed
     }
 
     /// Writes the rows of one projection (under the lock, inside a transaction) and

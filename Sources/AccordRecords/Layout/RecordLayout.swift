@@ -67,7 +67,7 @@ public enum RecordLayout {
     /// Writes changes that ``check(_:removing:id:model:)`` accepted into record `id`, in
     /// one transaction, creating the record if needed.
     static func write(
-        checked: [(field: FieldSchema, value: RecordValue?)], id: String, model: ModelSchema, in doc: Doc
+        checked: [(field: String, value: RecordValue?)], id: String, model: ModelSchema, in doc: Doc
     ) throws(AccordError) {
         let root = try doc.getMap(model.name)
         do {
@@ -79,7 +79,7 @@ public enum RecordLayout {
                     record = try root.setMap(id)
                 }
                 for (field, value) in checked {
-                    try write(value, field: field.name, into: record)
+                    try write(value, field: field, into: record)
                 }
             }
         } catch let error as AccordError {
@@ -90,28 +90,29 @@ public enum RecordLayout {
     }
 
     /// The changes ``write(_:removing:id:model:in:)`` would make, checked: each named
-    /// field with its value (nil: removed), in the schema's field order. A batch checks
+    /// field's name with its value (nil: removed), in the schema's field order (names,
+    /// not ``FieldSchema``s: copying a schema field per value showed in bulk inserts). A batch checks
     /// every record with this before writing any, so a refused batch makes no edit
     /// (a `Doc` transaction that throws is rolled back whole, at a cost).
     /// - Throws: `INVALID_ARGUMENT` naming the field for an unknown field (the first by
     ///   code points when several) or a value of the wrong type, or for an empty id.
     static func check(
         _ values: [String: RecordValue], removing: Set<String>, id: String, model: ModelSchema
-    ) throws(AccordError) -> [(field: FieldSchema, value: RecordValue?)] {
+    ) throws(AccordError) -> [(field: String, value: RecordValue?)] {
         guard !id.isEmpty else {
             throw AccordError(.invalidArgument, "Model \"\(model.name)\": a record id cannot be empty.", details: ["model": model.name])
         }
         // Walks the schema once, looking each field up in what was given (saves are hot:
         // no sorting, no search of the schema per value).
-        var checked: [(field: FieldSchema, value: RecordValue?)] = []
+        var checked: [(field: String, value: RecordValue?)] = []
         checked.reserveCapacity(values.count + removing.count)
         var named = 0
         for field in model.fields where field.name != ModelSchema.idField {
             if let value = values[field.name] {
-                checked.append((field, try FieldCoding.check(value, for: field, model: model.name)))
+                checked.append((field.name, try FieldCoding.check(value, for: field, model: model.name)))
                 named += 1
             } else if removing.contains(field.name) {
-                checked.append((field, nil))
+                checked.append((field.name, nil))
                 named += 1
             }
         }
