@@ -74,7 +74,10 @@ extension RecordsAPI {
     /// Validates every line (the first fault names the file and line), then applies all
     /// of them as one transaction; the session ends `complete` or `failed`.
     ///
-    /// When no model of the document has a unique field or constraint, the lines are
+    /// When every line creates a record the document does not hold and no room holds the
+    /// document, the lines are written as one update without loading it
+    /// (``applyNewRecords(_:ids:models:document:)``). Otherwise, when no model of the
+    /// document has a unique field or constraint, the lines are
     /// read a second time straight into the transaction, one record at a time, instead
     /// of being held as a million operations (the check before has already met every
     /// fault a line can have, so the transaction never stops halfway). Uniqueness needs
@@ -87,17 +90,20 @@ extension RecordsAPI {
             let models = try schemas.models(document) ?? []
             let streaming = models.allSatisfy { model in model.uniqueConstraints.isEmpty && !model.fields.contains(where: \.unique) }
             var operations: [RecordOperation] = []
+            var newIDs = NewRecordIDs()
             var records = 0
             try Self.forEachLine(spool, models: models, document: document) { operation in
                 records += 1
-                if !streaming { operations.append(operation) }
+                if streaming { newIDs.note(operation) } else { operations.append(operation) }
             }
             try ingests.update(session, of: document) { state throws(AccordError) in
                 state.state = .applying
                 state.records = records
             }
             if streaming {
-                try applyStreaming(spool, models: models, document: document)
+                if try !applyNewRecords(spool, ids: &newIDs, models: models, document: document) {
+                    try applyStreaming(spool, models: models, document: document)
+                }
             } else {
                 _ = try apply(operations, to: document, models: models, readBack: false)
             }
@@ -123,7 +129,7 @@ extension RecordsAPI {
 
     /// Every line's operation in order; a fault names the file and the line. One chunk
     /// is in memory at a time.
-    private static func forEachLine(
+    static func forEachLine(
         _ spool: SpooledChunks, models: [ModelSchema], document: DocumentID,
         _ body: (RecordOperation) throws(AccordError) -> Void
     ) throws(AccordError) {
