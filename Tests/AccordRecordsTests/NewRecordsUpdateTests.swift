@@ -112,8 +112,14 @@ import Testing
         for (model, write) in Self.writes {
             let record = try RecordBatchWrite(schema: model, index: index, document: "ingested")
                 .add(new: write, to: &update, existing: existing, milliseconds: 0, random: &random)
-            try index.insertNew([record], model: model.name, document: "ingested")
+            #expect(try index.insertNew([record], model: model.name, document: "ingested"))
         }
+        // An id written again is not new: told, and the row is the later one.
+        #expect(try index.insertNew([RecordData(id: "n1", values: ["text": "first"])], model: "notes", document: "elsewhere"))
+        let again = RecordData(id: "n1", values: ["text": "again"])
+        #expect(try index.insertNew([again], model: "notes", document: "elsewhere") == false)
+        #expect(try index.query("notes", options: QueryOptions(documents: ["elsewhere"])).map(\.record) == [again])
+        #expect(try index.insertNew([again, again], model: "notes", document: "twice") == false)
         let applied = Doc(clientID: 9)
         try applied.applyUpdate(update.encoded())
         try index.projectAll("projected", doc: applied)

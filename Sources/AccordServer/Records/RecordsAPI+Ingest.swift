@@ -75,9 +75,9 @@ extension RecordsAPI {
     /// of them as one transaction; the session ends `complete` or `failed`.
     ///
     /// When every line creates a record the document does not hold and no room holds the
-    /// document, the lines are written as one update without loading it
-    /// (``applyNewRecords(_:ids:models:document:)``). Otherwise, when no model of the
-    /// document has a unique field or constraint, the lines are
+    /// document, the lines are checked and written as one update in one pass, without
+    /// loading it (``applyNewRecords(_:models:document:session:)``). Otherwise, when no
+    /// model of the document has a unique field or constraint, the lines are
     /// read a second time straight into the transaction, one record at a time, instead
     /// of being held as a million operations (the check before has already met every
     /// fault a line can have, so the transaction never stops halfway). Uniqueness needs
@@ -89,21 +89,22 @@ extension RecordsAPI {
             let spool = SpooledChunks(chunks: chunks, session: session, sessions: ingests)
             let models = try schemas.models(document) ?? []
             let streaming = models.allSatisfy { model in model.uniqueConstraints.isEmpty && !model.fields.contains(where: \.unique) }
+            if streaming, try applyNewRecords(spool, models: models, document: document, session: session) {
+                try ingests.update(session, of: document) { state throws(AccordError) in state.state = .complete }
+                return
+            }
             var operations: [RecordOperation] = []
-            var newIDs = NewRecordIDs()
             var records = 0
             try Self.forEachLine(spool, models: models, document: document) { operation in
                 records += 1
-                if streaming { newIDs.note(operation) } else { operations.append(operation) }
+                if !streaming { operations.append(operation) }
             }
             try ingests.update(session, of: document) { state throws(AccordError) in
                 state.state = .applying
                 state.records = records
             }
             if streaming {
-                if try !applyNewRecords(spool, ids: &newIDs, models: models, document: document) {
-                    try applyStreaming(spool, models: models, document: document)
-                }
+                try applyStreaming(spool, models: models, document: document)
             } else {
                 _ = try apply(operations, to: document, models: models, readBack: false)
             }

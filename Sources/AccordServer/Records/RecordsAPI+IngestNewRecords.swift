@@ -15,47 +15,35 @@ import AccordRecords
 /// same document: the records a transaction through ``RecordLayout`` would write, with
 /// the same defaults and checks, in one update appended and flushed as one.
 ///
-/// Taken when every line is an upsert of an id no other line names and the models have
-/// no unique fields or constraints (the check of the lines tells), the document as
-/// stored holds none of the ids, and no room holds the document (no connected client,
-/// no recent REST work), on a server that is not one node of a cluster. Otherwise the
-/// ingest goes through the room as before.
+/// Taken when no room holds the document (no connected client, no recent REST work),
+/// the server is not one node of a cluster, the models have no unique fields or
+/// constraints, and every line turns out to be an upsert of an id the document does not
+/// hold and no earlier line named. The lines are checked, and the update and index
+/// written, in one pass over them (each line is parsed once, not once to check and once
+/// to apply); the first line that is not such an upsert abandons the pass, before
+/// anything is stored, and the ingest goes through the room as before.
 extension RecordsAPI {
-    /// The ids of the lines, by model, while every line is an upsert of an id no earlier
-    /// line of its model named; nil once one is not (then the path is not taken).
-    struct NewRecordIDs {
-        private(set) var ids: [String: Set<String>]? = [:]
-
-        mutating func note(_ operation: RecordOperation) {
-            guard ids != nil else { return }
-            guard case .upsert(let model, let write) = operation, let id = write.id,
-                  ids?[model.name, default: []].insert(id).inserted == true
-            else {
-                ids = nil
-                return
-            }
-        }
-    }
-
     /// Applies the lines as one update of new records when the document allows it (see
-    /// the type's comment); false, having changed nothing, when it does not.
+    /// the type's comment): true once stored, with `session` moved to `applying` on the
+    /// way; false, having stored nothing, when the ingest is to go through the room.
+    /// - Throws: a bad line, named by file and line, as the room's way would (nothing
+    ///   stored); `DOCUMENT_TOO_LARGE`; what the store throws.
     func applyNewRecords(
-        _ spool: SpooledChunks, ids: inout NewRecordIDs, models: [ModelSchema], document: DocumentID
+        _ spool: SpooledChunks, models: [ModelSchema], document: DocumentID, session: String
     ) throws(AccordError) -> Bool {
         // A cluster's other nodes append to the document too: their room's way only.
-        guard let lineIDs = ids.ids, !hub.options.clustered else { return false }
+        guard !hub.options.clustered else { return false }
         let milliseconds = now()
         let applied = try hub.withUnloadedDocument(document) { () throws(AccordError) -> Bool in
             let metadata = try hub.documents.metadata(document)
             // The document as stored: empty for a new one, small unless it holds many
             // records already (then loading it is what the room would have done).
             let existing = try hub.documents.load(document)
+            var held: [String: YMap] = [:]
             for model in models {
-                guard let named = lineIDs[model.name] else { continue }
                 let root = try existing.getMap(model.name)
-                if root.count > 0, named.contains(where: { root.contains($0) }) { return false }
+                if root.count > 0 { held[model.name] = root }
             }
-            ids = NewRecordIDs()  // not needed any more: a million ids are tens of megabytes
             try? FileManager.default.createDirectory(
                 atPath: ingests.spoolDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let file = ServerRecordIndexes.IndexFile(in: ingests.spoolDirectory)
@@ -65,15 +53,26 @@ extension RecordsAPI {
             var update = NewRecordsUpdate(client: existing.clientID, startClock: existing.stateVector[existing.clientID])
             var pending = PendingRows(index: index, document: document)
             var random = SystemRandomNumberGenerator()
-            try Self.forEachLine(spool, models: models, document: document) { operation throws(AccordError) in
-                guard case .upsert(let model, let write) = operation else {
-                    throw AccordError(.internalError, "an ingest of new records met a \(operation.name)")
+            var records = 0
+            do throws(AccordError) {
+                try Self.forEachLine(spool, models: models, document: document) { operation throws(AccordError) in
+                    guard case .upsert(let model, let write) = operation, let id = write.id,
+                          held[model.name]?.contains(id) != true
+                    else { throw Self.notNew }
+                    let record = try RecordBatchWrite(schema: model, index: index, document: document)
+                        .add(new: write, to: &update, existing: existing, milliseconds: milliseconds, random: &random)
+                    try pending.add(record, of: model.name)
+                    records += 1
                 }
-                let record = try RecordBatchWrite(schema: model, index: index, document: document)
-                    .add(new: write, to: &update, existing: existing, milliseconds: milliseconds, random: &random)
-                try pending.add(record, of: model.name)
+                try pending.writeAll()
+            } catch {
+                if error.details[Self.notNewMarker] != nil { return false }
+                throw error
             }
-            try pending.writeAll()
+            try ingests.update(session, of: document) { state throws(AccordError) in
+                state.state = .applying
+                state.records = records
+            }
             guard !update.isEmpty else { return true }
             let limit = hub.options.maxDocumentBytes
             guard metadata.size + update.byteCount <= limit else {
@@ -91,7 +90,14 @@ extension RecordsAPI {
         return applied ?? false
     }
 
-    /// Index rows waiting to be written, per model, in batches (one index transaction each).
+    /// Thrown inside the pass (never out of it) when a line is not an upsert of a new id.
+    private static let notNewMarker = "ingest.notNew"
+    private static var notNew: AccordError {
+        AccordError(.conditionNotMet, "a line does not create a new record", details: [notNewMarker: "1"])
+    }
+
+    /// Index rows waiting to be written, per model, in batches (one index transaction
+    /// each). A row the index holds already (an id named twice) abandons the pass.
     private struct PendingRows {
         static let batchSize = 10_000
         let index: RecordIndex
@@ -110,7 +116,7 @@ extension RecordsAPI {
 
         mutating func write(_ model: String) throws(AccordError) {
             guard let batch = rows.removeValue(forKey: model) else { return }
-            try index.insertNew(batch, model: model, document: document)
+            guard try index.insertNew(batch, model: model, document: document) else { throw RecordsAPI.notNew }
         }
 
         mutating func writeAll() throws(AccordError) {
