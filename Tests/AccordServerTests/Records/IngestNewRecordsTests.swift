@@ -59,7 +59,8 @@ struct IngestNewRecordsTests {
     }
 
     @Test func anUnloadedDocumentGetsTheSameRecordsWithoutLoadingIt() async throws {
-        let total = 3_000
+        // Past the index's batch of 10,000 rows per model, so rows go in several batches.
+        let total = 33_000
         let server = try TestServer()
         try await server.prepareRecords("direct", schema: IngestCommandTests.schema)
         try await server.prepareRecords("viaRoom", schema: IngestCommandTests.schema)
