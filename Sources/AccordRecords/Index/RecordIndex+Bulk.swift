@@ -18,10 +18,13 @@ extension RecordIndex {
     /// members table per record. When a row was already there (the hint was wrong, say
     /// a record deleted and created again between two projections), the chunk is
     /// written the ordinary way over it.
+    /// Returns whether every row went in as new (only with `created`; false otherwise).
+    @discardableResult
     func insertMany(
         _ records: [RecordData], into modelTables: ModelTables, document: DocumentID, created: Bool = false
-    ) throws(AccordError) {
+    ) throws(AccordError) -> Bool {
         let documentValue = SQLiteValue.text(document.rawValue)
+        var allFresh = created
         var start = 0
         while start < records.count {
             let chunk = records[start..<min(start + Self.rowsPerStatement, records.count)]
@@ -38,7 +41,10 @@ extension RecordIndex {
                 try connection.cachedStatement(modelTables.insertNewRows(chunk.count)).runBorrowingTexts(values)
                 fresh = connection.changes == chunk.count
             }
-            if !fresh { try connection.cachedStatement(modelTables.upsertRows(chunk.count)).runBorrowingTexts(values) }
+            if !fresh {
+                allFresh = false
+                try connection.cachedStatement(modelTables.upsertRows(chunk.count)).runBorrowingTexts(values)
+            }
             for members in modelTables.memberWrites {
                 if !fresh {
                     try connection.cachedStatement(modelTables.clearMembers(of: chunk.count, in: members.table))
@@ -64,6 +70,7 @@ extension RecordIndex {
                 }
             }
         }
+        return allFresh
     }
 }
 

@@ -66,7 +66,9 @@ final class IngestSessions: @unchecked Sendable {
         self.maxSessions = maxSessions
         self.spoolDirectory = spoolDirectory
             ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("accord-ingest-\(GeneratedDocumentID.make().rawValue)")
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: self.spoolDirectory)) ?? [] where name.hasSuffix(".ndjson") {
+        // Also the index files of ingests (ServerRecordIndexes.IndexFile), derived data.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: self.spoolDirectory)) ?? []
+        where name.hasSuffix(".ndjson") || name.hasPrefix("accord-index-") {
             unlink((self.spoolDirectory as NSString).appendingPathComponent(name))
         }
     }

@@ -74,7 +74,10 @@ extension RecordsAPI {
     /// Validates every line (the first fault names the file and line), then applies all
     /// of them as one transaction; the session ends `complete` or `failed`.
     ///
-    /// When no model of the document has a unique field or constraint, the lines are
+    /// When every line creates a record the document does not hold and no room holds the
+    /// document, the lines are checked and written as one update in one pass, without
+    /// loading it (``applyNewRecords(_:models:document:session:)``). Otherwise, when no
+    /// model of the document has a unique field or constraint, the lines are
     /// read a second time straight into the transaction, one record at a time, instead
     /// of being held as a million operations (the check before has already met every
     /// fault a line can have, so the transaction never stops halfway). Uniqueness needs
@@ -86,6 +89,10 @@ extension RecordsAPI {
             let spool = SpooledChunks(chunks: chunks, session: session, sessions: ingests)
             let models = try schemas.models(document) ?? []
             let streaming = models.allSatisfy { model in model.uniqueConstraints.isEmpty && !model.fields.contains(where: \.unique) }
+            if streaming, try applyNewRecords(spool, models: models, document: document, session: session) {
+                try ingests.update(session, of: document) { state throws(AccordError) in state.state = .complete }
+                return
+            }
             var operations: [RecordOperation] = []
             var records = 0
             try Self.forEachLine(spool, models: models, document: document) { operation in
@@ -123,7 +130,7 @@ extension RecordsAPI {
 
     /// Every line's operation in order; a fault names the file and the line. One chunk
     /// is in memory at a time.
-    private static func forEachLine(
+    static func forEachLine(
         _ spool: SpooledChunks, models: [ModelSchema], document: DocumentID,
         _ body: (RecordOperation) throws(AccordError) -> Void
     ) throws(AccordError) {

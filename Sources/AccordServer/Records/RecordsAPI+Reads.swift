@@ -71,11 +71,20 @@ extension RecordsAPI {
         return Self.result(.object(OrderedObject([("rows", .array(rows.map { options.json($0) }))])))
     }
 
-    /// Runs `body` on the document's index, current with the room's `Doc`.
+    /// Runs `body` on the document's index, current with the room's `Doc`; or, while no
+    /// room holds the document, on its detached index if that is current with the store
+    /// (an ingest's, see RecordsAPI+IngestNewRecords.swift), so that a query after an
+    /// ingest does not load a million records into memory to count them.
     private func onIndex<T>(
         _ document: DocumentID, _ models: [ModelSchema], _ body: (RecordIndex) throws(AccordError) -> T
     ) throws(AccordError) -> T {
-        try hub.withRoom(document) { room throws(AccordError) -> T in
+        let detached = try hub.withUnloadedDocument(document) { () throws(AccordError) -> T? in
+            let stored = ServerRecordIndexes.StoredVersion(try hub.documents.metadata(document))
+            guard let index = indexes.detachedIndex(for: document, models: models, stored: stored) else { return nil }
+            return try body(index)
+        }
+        if let detached, let answer = detached { return answer }
+        return try hub.withRoom(document) { room throws(AccordError) -> T in
             try body(try indexes.index(for: document, doc: room.doc, models: models))
         }
     }

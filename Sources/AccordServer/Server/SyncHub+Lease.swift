@@ -89,7 +89,7 @@ extension SyncHub {
     }
 
     /// Gives the room back: the held work runs in order, then every waiting body tries again.
-    private func endLease(_ document: DocumentID) {
+    func endLease(_ document: DocumentID) {
         queue.sync {
             guard let lease = leases.removeValue(forKey: document) else { return }  // the server stopped
             for work in lease.held {

@@ -37,6 +37,11 @@ extension DocumentStore {
         /// Whether a log of this size over a snapshot of that size should be folded.
         func needsCompaction(_ metadata: DocumentMetadata) -> Bool {
             guard compactionMaxEntries > 0 else { return false }
+            // One update over no snapshot: the fold would replay it into a document and
+            // write the same state back, and loading costs one update either way. Only
+            // its memory would show (an ingest's update of a million records replayed
+            // into a second document, hundreds of megabytes). The next append folds both.
+            if metadata.logCount == 1 && metadata.snapshotBytes == 0 { return false }
             if metadata.logCount >= compactionMaxEntries { return true }
             let threshold = max(compactionLogFloor, compactionLogFactor * metadata.snapshotBytes)
             return metadata.logBytes > threshold
