@@ -98,6 +98,23 @@ import Testing
         #expect(update.isEmpty)
     }
 
+    /// A deleted record's map entry stays: a value written with no origin could land
+    /// before it, and the key would read as deleted on every replica.
+    @Test func aRecordTheDocumentOnceHeldIsRefused() throws {
+        let doc = Doc(clientID: 5)
+        try RecordLayout.write(["text": "before"], id: "n0", model: Self.notes, in: doc)
+        try RecordLayout.delete("n0", model: Self.notes, in: doc)
+        #expect(try !doc.getMap(Self.notes.name).contains("n0"))
+        var update = NewRecordsUpdate(client: 5, startClock: doc.stateVector[5])
+        var random = SeededRandom(seed: 1)
+        let error = #expect(throws: AccordError.self) {
+            try RecordBatchWrite(schema: Self.notes, index: try Self.index(), document: "d")
+                .add(new: RecordWrite(id: "n0", values: ["text": "again"]), to: &update, existing: doc, milliseconds: 0, random: &random)
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(update.isEmpty)
+    }
+
     @Test func noRecordsIsTheEmptyUpdate() throws {
         let update = NewRecordsUpdate(client: 5, startClock: 0)
         #expect(update.encoded() == Doc().encodeStateAsUpdate())

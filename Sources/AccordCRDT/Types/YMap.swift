@@ -27,6 +27,14 @@ public struct YMap {
 
     public func contains(_ key: String) -> Bool { get(key) != nil }
 
+    /// Whether `key` has an entry at all: a value, or one since deleted. Yjs's map rule
+    /// gives a new value for such a key the entry as its origin; only a key that never
+    /// had one can take a value written without the document (no origin).
+    public func hasEntry(_ key: String) -> Bool {
+        guard let k = doc.store.keyIndex[key] else { return false }
+        return doc.store.types[Int(type)].map[k] != nil
+    }
+
     /// Every key with its value, sorted by key.
     public var entries: [(key: String, value: YValue)] {
         let store = doc.store

@@ -8,12 +8,13 @@ extension RecordBatchWrite {
     /// returns the record as saved (for the index). Unique fields and constraints are
     /// not checked here: the caller takes this path only for models without them.
     /// - Throws: `INVALID_ARGUMENT` naming the field; `INVALID_ARGUMENT` too when `doc`
-    ///   holds the record after all (the caller checked it does not).
+    ///   holds the record after all, or held it once (a deleted record's entry must be
+    ///   the new one's origin, which only a `Doc` write gives it); the caller checked.
     package func add<R: RandomNumberGenerator>(
         new write: RecordWrite, to update: inout NewRecordsUpdate, existing doc: Doc, milliseconds: UInt64, random: inout R
     ) throws(AccordError) -> RecordData {
         let record = try prepare(write, in: doc, milliseconds: milliseconds, random: &random)
-        guard try !doc.getMap(schema.name).contains(record.id) else {
+        guard try !doc.getMap(schema.name).hasEntry(record.id) else {
             throw AccordError(
                 .invalidArgument, "Model \"\(schema.name)\": record \"\(record.id)\" exists; it cannot be written as new",
                 details: ["model": schema.name, "id": record.id])

@@ -39,16 +39,16 @@ public struct NewRecordsUpdate {
 
     /// Adds record `id` of `model` with its checked values (``RecordLayout/check(_:removing:id:model:)``
     /// order; nil values, removals of fields a new record does not have, are skipped).
-    mutating func add(id: String, model: String, values: [(field: FieldSchema, value: RecordValue?)]) {
+    mutating func add(id: String, model: String, values: [(field: String, value: RecordValue?)]) {
         let record = clock
         writeMapItem(parent: .root(model), key: id)
         for case (let field, let value?) in values {
             if case .stringSet(let set) = value {
                 let members = clock
-                writeMapItem(parent: .item(record), key: field.name)
+                writeMapItem(parent: .item(record), key: field)
                 for member in set.members { writeValueItem(parent: members, key: member, .bool(true)) }
             } else {
-                writeValueItem(parent: record, key: field.name, FieldCoding.content(value))
+                writeValueItem(parent: record, key: field, FieldCoding.content(value))
             }
         }
     }

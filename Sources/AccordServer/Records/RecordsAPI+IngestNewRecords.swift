@@ -39,11 +39,9 @@ extension RecordsAPI {
             // The document as stored: empty for a new one, small unless it holds many
             // records already (then loading it is what the room would have done).
             let existing = try hub.documents.load(document)
+            // A record deleted since is held too: its entry must be a new value's origin.
             var held: [String: YMap] = [:]
-            for model in models {
-                let root = try existing.getMap(model.name)
-                if root.count > 0 { held[model.name] = root }
-            }
+            for model in models { held[model.name] = try existing.getMap(model.name) }
             try? FileManager.default.createDirectory(
                 atPath: ingests.spoolDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let file = ServerRecordIndexes.IndexFile(in: ingests.spoolDirectory)
@@ -57,7 +55,7 @@ extension RecordsAPI {
             do throws(AccordError) {
                 try Self.forEachLine(spool, models: models, document: document) { operation throws(AccordError) in
                     guard case .upsert(let model, let write) = operation, let id = write.id,
-                          held[model.name]?.contains(id) != true
+                          held[model.name]?.hasEntry(id) != true
                     else { throw Self.notNew }
                     let record = try RecordBatchWrite(schema: model, index: index, document: document)
                         .add(new: write, to: &update, existing: existing, milliseconds: milliseconds, random: &random)

@@ -127,6 +127,17 @@ struct IngestNewRecordsTests {
         let twice = try await server.call("GET", "/v1/documents/data/records/people/n1", user: "olivia")
         #expect(twice.record["name"] as? String == "first" && twice.record["age"] as? Int == 5, "\(twice.text)")
         #expect(try await count(server, "people", in: "data") == 11)
+
+        // A deleted record's entry stays in the document: the new value must take it as
+        // its origin (the room's way), or the record would read as deleted.
+        let deleted = try await server.call("DELETE", "/v1/documents/data/records/people/p3", user: "olivia")
+        #expect(deleted.status == 200, "\(deleted.text)")
+        try "p3\t{\"name\":\"back\"}\n".write(toFile: input.path + "/people.ndjson", atomically: true, encoding: .utf8)
+        try await server.restart()
+        try await ingest(server, "data", from: input.path)
+        let back = try await server.call("GET", "/v1/documents/data/records/people/p3", user: "olivia")
+        #expect(back.record["name"] as? String == "back", "\(back.text)")
+        #expect(try await count(server, "people", in: "data") == 11)
         try await server.stop()
     }
 }
