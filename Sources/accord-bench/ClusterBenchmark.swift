@@ -70,7 +70,7 @@ struct ClusterBenchmark: Sendable {
         let (opened, failures) = await fleet.open(
             count: clients, url: { urls[(($0 / documents) % nodes)].roomURL("many-\($0 % documents)") },
             make: { index in
-                try SyncClient(readsMarkersOnly: true) { text, instant in
+                try SyncClient { text, instant in
                     book.received(text, at: instant)
                     cross.received(text, at: instant, on: (index / documents) % nodes)
                 }

@@ -28,30 +28,18 @@ final class SyncClient: @unchecked Sendable {
     private var closeCode: UInt16?
     private var malformed = 0
 
-    /// Set by `readsMarkersOnly`: remote updates are decoded for the text they insert
-    /// (handed to this) but not applied to `doc`.
-    private let onRemoteText: (@Sendable (String, ContinuousClock.Instant) -> Void)?
-
     private static let remote: Origin = "remote"
 
     /// Throws only if the root cannot be made (never for a fresh document). It exists
     /// before any update arrives, so remote text lands in a type we observe.
-    ///
-    /// With `readsMarkersOnly`, a remote update is decoded and the strings it inserts go
-    /// to `onRemoteInsert`, but it is not applied: the document holds this client's own
-    /// edits only (its updates stay valid Yjs updates, as an offline client's are). For
-    /// a fleet that only measures delivery on a machine it shares with the servers,
-    /// where applying every update to a thousand documents took as much CPU as the
-    /// servers; a real client does that work on its own machine.
-    init(readsMarkersOnly: Bool = false, onRemoteInsert: (@Sendable (String, ContinuousClock.Instant) -> Void)? = nil) throws {
+    init(onRemoteInsert: (@Sendable (String, ContinuousClock.Instant) -> Void)? = nil) throws {
         text = try doc.getText(TraceReplay.rootName)
-        onRemoteText = readsMarkersOnly ? onRemoteInsert : nil
         subscriptions.append(
             doc.onUpdate { [unowned self] update, origin in
                 guard origin != Self.remote else { return }
                 self.sendLocked(ProtocolFrame.sync(.update(update)).encode())
             })
-        if let onRemoteInsert, !readsMarkersOnly {
+        if let onRemoteInsert {
             subscriptions.append(
                 text.observe { [unowned self] event in
                     guard !event.isLocal else { return }
@@ -159,29 +147,13 @@ final class SyncClient: @unchecked Sendable {
             case .step1(let stateVector):
                 sendLocked(ProtocolFrame.sync(.step2(update: try doc.encodeStateAsUpdate(from: stateVector))).encode())
             case .step2(let update):
-                try take(update)
+                try doc.applyUpdate(update, origin: Self.remote)
                 if syncedAt == nil { syncedAt = .now }  // synced means applied
             case .update(let update):
-                try take(update)
+                try doc.applyUpdate(update, origin: Self.remote)
             }
         } catch {
             malformed += 1
         }
-    }
-
-    /// Applies a remote update, or with `readsMarkersOnly` decodes it and reports the
-    /// strings it inserts, in order.
-    private func take(_ update: [UInt8]) throws(AccordError) {
-        guard let onRemoteText else {
-            try doc.applyUpdate(update, origin: Self.remote)
-            return
-        }
-        var inserted: [UInt16] = []
-        for group in try DecodedUpdate.decode(update).groups {
-            for case .item(let item) in group.structs {
-                if case .string(let units) = item.content { inserted += units }
-            }
-        }
-        if !inserted.isEmpty { onRemoteText(String(decoding: inserted, as: UTF16.self), receivedAt) }
     }
 }
