@@ -23,15 +23,6 @@ import Dispatch
 extension SyncHub {
     /// How long a notice ahead of the room's position waits for the ones before it.
     static let noticeGapMilliseconds = 25
-    /// Notices held per room at most; past that the room reads the log.
-    static let maxHeldNotices = 64
-
-    struct HeldNotice {
-        var last: UInt64
-        var fromThisNode: Bool
-        var updates: [[UInt8]]?
-        var received: UInt64
-    }
 
     func clusterEvent(_ event: ClusterEvent) {
         let received = DispatchTime.now().uptimeNanoseconds
@@ -76,28 +67,27 @@ extension SyncHub {
         if loaded.catchUpQueued {
             // The read under way may have started before these entries committed.
             rooms[id]?.noticedThrough = max(loaded.noticedThrough, last)
-        } else if first == through + 1, fromThisNode || updates != nil {
-            applyInOrder(id, HeldNotice(last: last, fromThisNode: fromThisNode, updates: updates, received: received))
-            applyHeldNotices(id)
-        } else if first > through + 1, fromThisNode || updates != nil, loaded.heldNotices.count < Self.maxHeldNotices {
-            // An earlier notice is still on its way: wait for it a moment.
-            if loaded.heldNotices.isEmpty {
+        } else {
+            let notice = HeldNotices.Notice(first: first, last: last, fromThisNode: fromThisNode, updates: updates, received: received)
+            switch rooms[id]?.heldNotices.receive(notice, through: through) {
+            case .apply:
+                applyInOrder(id, notice)
+                applyHeldNotices(id)
+            case .hold(let startTimer):
+                guard startTimer else { return }
                 let room = ObjectIdentifier(loaded.room)
                 queue.asyncAfter(deadline: .now() + .milliseconds(Self.noticeGapMilliseconds)) { [self] in
                     whenFree(id) { [self] in noticeGapExpired(id, room: room) }
                 }
+            case .read, nil:
+                catchUp(id, noticedAt: received)
             }
-            rooms[id]?.heldNotices[first] = HeldNotice(
-                last: last, fromThisNode: fromThisNode, updates: updates, received: received)
-        } else {
-            rooms[id]?.heldNotices = [:]
-            catchUp(id, noticedAt: received)
         }
     }
 
     /// Applies a notice that starts right after the room's position: this node's own
     /// entries are in the room already; another node's came in the notice.
-    private func applyInOrder(_ id: DocumentID, _ notice: HeldNotice) {
+    private func applyInOrder(_ id: DocumentID, _ notice: HeldNotices.Notice) {
         guard let loaded = rooms[id] else { return }
         if !notice.fromThisNode, let updates = notice.updates {
             for update in updates {
@@ -113,16 +103,9 @@ extension SyncHub {
         rooms[id]?.through = notice.last
     }
 
-    /// Applies the held notices that now follow the room's position, in order, and
-    /// drops those it already passed.
+    /// Applies the held notices that now follow the room's position, in order.
     private func applyHeldNotices(_ id: DocumentID) {
-        while let loaded = rooms[id], let through = loaded.through, !loaded.heldNotices.isEmpty {
-            guard let next = loaded.heldNotices[through + 1] else {
-                // A read may have passed some; the rest wait for their gap (or its timer).
-                rooms[id]?.heldNotices = loaded.heldNotices.filter { $0.value.last > through }
-                return
-            }
-            rooms[id]?.heldNotices[through + 1] = nil
+        while let through = rooms[id]?.through, let next = rooms[id]?.heldNotices.next(after: through) {
             applyInOrder(id, next)
         }
     }
@@ -131,8 +114,7 @@ extension SyncHub {
     /// brings everything the held notices carry too).
     private func noticeGapExpired(_ id: DocumentID, room: ObjectIdentifier) {
         guard let loaded = rooms[id], ObjectIdentifier(loaded.room) == room, !loaded.heldNotices.isEmpty else { return }
-        let oldest = loaded.heldNotices.values.map(\.received).min()
-        rooms[id]?.heldNotices = [:]
+        let oldest = rooms[id]?.heldNotices.expire()
         catchUp(id, noticedAt: oldest)
     }
 

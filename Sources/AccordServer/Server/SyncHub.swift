@@ -59,7 +59,7 @@ final class SyncHub: @unchecked Sendable {
         var noticeWaitingSince: UInt64?
         /// Notices that arrived ahead of an earlier one (by first position), held a
         /// moment for it instead of reading the log (SyncHub+Cluster.swift).
-        var heldNotices: [UInt64: HeldNotice] = [:]
+        var heldNotices = HeldNotices()
     }
 
     let queue = DispatchQueue(label: "accord.sync")
