@@ -254,7 +254,7 @@ public final class PostgresStorageAdapter: StorageAdapter {
             shared[category, default: [:]][name, default: ([], [])].sequences.append(sequence)
             shared[category]![name]!.values.append(value)
         }
-        var plan = Plan(calls: try calls(for: others), notifiesAfterCommit: true)
+        var plan = Plan(calls: try calls(for: others), notifiesAfterCommit: !shared.isEmpty)
         for (category, logs) in shared.sorted(by: { $0.key < $1.key }) {
             let keys = logs.keys.sorted { $0.lexicographicallyPrecedes($1) }
             plan.sharedKeys[category] = keys

@@ -39,6 +39,10 @@ import AccordTesting
         #expect(folding.calls.map(\.name) == ["lock_heads", "append_shared", "append_shared", "put", "append_shared", "truncate_log"])
         #expect(!folding.notifiesAfterCommit)
 
+        // Nothing to announce: no second transaction.
+        let recordsOnly = try PostgresStorageAdapter.plan([.put(Self.records, key: "k", value: [1])], sharedLogs: [Self.log], writer: [7])
+        #expect(recordsOnly.calls.map(\.name) == ["put"] && !recordsOnly.notifiesAfterCommit)
+
         let backwards = #expect(throws: AccordError.self) {
             _ = try PostgresStorageAdapter.plan(
                 [.append(Self.log, key: "a", sequence: 2, value: [1]), .append(Self.log, key: "a", sequence: 2, value: [2])],
