@@ -36,9 +36,10 @@ extension DocumentStore {
             // `flushScheduled` stays set until a flush takes the buffer, not just until
             // the timer fires: while a commit is in flight, one flush waits behind it
             // and takes everything that gathered meanwhile. (Clearing it when the timer
-            // fired parked a thread on the write lock per timer during a slow commit,
-            // 50 of them behind a 500 ms PostgreSQL commit, all but one to find the
-            // buffer empty.)
+            // fired let every append during a slow commit start another timer, each
+            // parking a global-queue worker on the write lock, up to one per 10 ms
+            // behind a 500 ms PostgreSQL commit, all but the first to find the buffer
+            // empty.)
             DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [weak self] in
                 self?.backgroundFlush()
             }

@@ -27,7 +27,9 @@ import AccordCRDT
             try store.append(empty, to: id)
             usleep(3_000)  // longer than the flush delay: every append's timer fires
         }
-        // One flush waits behind the held commit, with the buffer still to take.
+        // Every timer has fired by now: a flush waits behind the held commit with the
+        // buffer still to take, and says so, so appends meanwhile start no timer.
+        usleep(50_000)
         #expect(store.withLock { store.flushScheduled && store.buffer.count == 20 })
         adapter.release()
         try #require(wait { adapter.commits == before + 2 })
