@@ -190,10 +190,18 @@ public final class PostgresConnection {
     /// Results are read back every `flushEvery` calls (with a flush request, still
     /// inside the same transaction) so that neither side's socket buffer can fill while
     /// the other waits, which the libpq manual warns a blocking pipeline can deadlock on.
-    func pipeline(_ calls: [(name: String, parameters: [PostgresValue])], flushEvery: Int = 512) throws(AccordError) -> [PostgresRows] {
+    ///
+    /// `followUp` calls (small, a few) are sent after the sync, each its own implicit
+    /// transaction that runs once the calls' transaction has committed, still in the
+    /// same round trip. Best effort: their results and errors are read and dropped, and
+    /// never make the calls' transaction look failed.
+    func pipeline(
+        _ calls: [(name: String, parameters: [PostgresValue])], then followUp: [(name: String, parameters: [PostgresValue])] = [],
+        flushEvery: Int = 512
+    ) throws(AccordError) -> [PostgresRows] {
         let conn = try connection()
         // PQprepare cannot run inside a pipeline: prepare what the calls need first.
-        for name in Set(calls.map(\.name)) { try ensurePrepared(name) }
+        for name in Set(calls.map(\.name) + followUp.map(\.name)) { try ensurePrepared(name) }
         guard PQenterPipelineMode(conn) == 1 else { throw lostOrFailed(nil, statement: "pipeline") }
         var results: [PostgresRows] = []
         results.reserveCapacity(calls.count)
@@ -243,19 +251,48 @@ public final class PostgresConnection {
         // A failure before the sync still needs the sync: it ends (and rolls back) the
         // implicit transaction. The calls not sent were never part of it.
         if isConnected, PQpipelineSync(conn) == 1 {
+            // Queued before reading, so they travel with the sync; they wait for its commit.
+            let followed = firstError == nil && !followUp.isEmpty && sendFollowUp(followUp, on: conn)
             readPending()
-            var sawSync = false
-            while !sawSync, let result = PQgetResult(conn) {
-                sawSync = PQresultStatus(result) == PGRES_PIPELINE_SYNC
-                PQclear(result)
+            if !readSync(conn) { firstError = firstError ?? lostOrFailed(nil, statement: "sync") }
+            if followed, isConnected {
+                // Each call's result (or error) and its null, then the second sync; read
+                // even after a failure above, or the connection could not leave pipeline mode.
+                for _ in followUp {
+                    while let result = PQgetResult(conn) { PQclear(result) }
+                }
+                _ = readSync(conn)
             }
-            if !sawSync { firstError = firstError ?? lostOrFailed(nil, statement: "sync") }
         } else {
             firstError = firstError ?? lostOrFailed(nil, statement: "sync")
         }
         if isConnected { _ = PQexitPipelineMode(conn) }
         if let firstError { throw firstError }
         return results
+    }
+}
+
+extension PostgresConnection {
+    /// Queues `calls` and a sync of their own (pipeline mode); false if any could not be.
+    fileprivate func sendFollowUp(_ calls: [(name: String, parameters: [PostgresValue])], on conn: OpaquePointer) -> Bool {
+        for call in calls {
+            guard let laidOut = try? PostgresParameters(call.parameters) else { return false }
+            let queued = laidOut.withPointers { values, lengths, formats in
+                PQsendQueryPrepared(conn, call.name, laidOut.count, values, lengths, formats, 1)
+            }
+            guard queued == 1 else { return false }
+        }
+        return PQpipelineSync(conn) == 1
+    }
+
+    /// Reads results up to the next sync; false when the connection ended first.
+    fileprivate func readSync(_ conn: OpaquePointer) -> Bool {
+        while let result = PQgetResult(conn) {
+            let isSync = PQresultStatus(result) == PGRES_PIPELINE_SYNC
+            PQclear(result)
+            if isSync { return true }
+        }
+        return false
     }
 }
 

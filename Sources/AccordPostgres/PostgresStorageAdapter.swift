@@ -14,7 +14,10 @@ import Darwin
 ///   (PostgreSQL's default `synchronous_commit = on` flushes the WAL; on a primary with
 ///   synchronous replicas, to them as configured).
 /// - **One round trip per batch**: the batch is sent as a libpq pipeline that ends in a
-///   single sync, which PostgreSQL runs as one implicit transaction.
+///   single sync, which PostgreSQL runs as one implicit transaction. Its appends to
+///   shared logs are one statement at its end; their notices follow in a second
+///   transaction in the same pipeline, once the first has committed (see
+///   ``PostgresStorageSchema``).
 /// - **Retries**: a serialization failure or deadlock runs the batch again; a lost
 ///   connection is reconnected and, because a commit whose answer was lost may have
 ///   landed, the adapter first asks whether it did. Each batch also stamps this adapter's
@@ -134,10 +137,14 @@ public final class PostgresStorageAdapter: StorageAdapter {
 
     public func commit(_ batch: [StorageOperation]) throws {
         guard !batch.isEmpty else { return }
-        var calls = try Self.calls(for: batch, sharedLogs: sharedLogs, writer: writerID)
+        let planned = try Self.plan(batch, sharedLogs: sharedLogs, writer: writerID)
         batchNumber += 1
-        calls.append(("mark_batch", [.bytes(writerID), .int64(batchNumber)]))
-        try run(calls, batch: batchNumber)
+        // First, so the shared appends stay last (their head rows are held from there
+        // to the commit only).
+        var calls: [(name: String, parameters: [PostgresValue])] = [("mark_batch", [.bytes(writerID), .int64(batchNumber)])]
+        calls += planned.calls
+        try run(calls, batch: batchNumber, afterCommit: planned.notifiesAfterCommit ? [("notify_pending", [])] : [],
+                appendedTo: planned.sharedKeys)
     }
 
     public func wipeAll() throws {
@@ -153,14 +160,29 @@ public final class PostgresStorageAdapter: StorageAdapter {
     /// Runs one batch's pipeline until it commits, fails for good, or is found to have
     /// committed on a connection that was lost before its answer arrived. Returns the
     /// calls' results, or nil when it found the batch committed without seeing them.
+    ///
+    /// `afterCommit` runs in a transaction of its own right behind the batch's, in the
+    /// same round trip (the batch's notices); its failure is not the batch's. When the
+    /// batch is found committed after a lost answer, those notices are gone with the
+    /// connection: the heads of `appendedTo` are announced instead, naming no writer, so
+    /// every node reads those logs up to there.
     @discardableResult
-    private func run(_ calls: [(name: String, parameters: [PostgresValue])], batch: Int64) throws(AccordError) -> [PostgresRows]? {
+    private func run(
+        _ calls: [(name: String, parameters: [PostgresValue])], batch: Int64,
+        afterCommit: [(name: String, parameters: [PostgresValue])] = [],
+        appendedTo sharedKeys: [StorageCategory: [[UInt8]]] = [:]
+    ) throws(AccordError) -> [PostgresRows]? {
         var attempt = 1
         while true {
             do {
-                return try connection.pipeline(calls)
+                return try connection.pipeline(calls, then: afterCommit)
             } catch where PostgresErrorMapping.isRetryable(error) && attempt < Self.maxAttempts {
-                if error.code == .postgresUnavailable, try landed(batch) { return nil }
+                if error.code == .postgresUnavailable, try landed(batch) {
+                    for (category, keys) in sharedKeys.sorted(by: { $0.key < $1.key }) {
+                        _ = try? connection.run("hint_heads", [Self.name(category), .bytesArray(keys)])
+                    }
+                    return nil
+                }
                 Self.pause(attempt)
                 attempt += 1
             }
@@ -177,6 +199,73 @@ public final class PostgresStorageAdapter: StorageAdapter {
         } catch where error.code == .postgresUnavailable {
             return false
         }
+    }
+
+    /// A batch's statements, and what follows its commit.
+    struct Plan {
+        var calls: [(name: String, parameters: [PostgresValue])]
+        /// The shared appends' notices wait for `notify_pending` after the commit.
+        var notifiesAfterCommit = false
+        /// Every shared log the batch appends to, by category (sorted keys).
+        var sharedKeys: [StorageCategory: [[UInt8]]] = [:]
+    }
+
+    /// The statements for a batch. Its appends to shared logs, when it neither truncates
+    /// nor deletes one (a fold or a delete, never mixed with appends by the document
+    /// store, but allowed), become one `append_shared_many` per category at the end, in
+    /// key order, each log's entries in the batch's order; everything else keeps its
+    /// order (``calls(for:sharedLogs:writer:)``).
+    static func plan(
+        _ batch: [StorageOperation], sharedLogs: Set<StorageCategory>, writer: [UInt8]
+    ) throws(AccordError) -> Plan {
+        let reordersSafely = !sharedLogs.isEmpty && !batch.contains { operation in
+            switch operation {
+            case .truncateLog(let category, _, _), .deleteLog(let category, _): sharedLogs.contains(category)
+            default: false
+            }
+        }
+        guard reordersSafely else {
+            var plan = Plan(calls: try calls(for: batch, sharedLogs: sharedLogs, writer: writer))
+            for operation in batch {
+                if case .append(let category, let key, _, _) = operation, sharedLogs.contains(category) {
+                    plan.sharedKeys[category, default: []].append(Array(key.utf8))
+                }
+            }
+            for (category, keys) in plan.sharedKeys { plan.sharedKeys[category] = Set(keys).sorted { $0.lexicographicallyPrecedes($1) } }
+            return plan
+        }
+        var others: [StorageOperation] = []
+        // Per category and log: the sequences (the first is the floor) and values.
+        var shared: [StorageCategory: [[UInt8]: (sequences: [UInt64], values: [[UInt8]])]] = [:]
+        for operation in batch {
+            guard case .append(let category, let key, let sequence, let value) = operation, sharedLogs.contains(category) else {
+                others.append(operation)
+                continue
+            }
+            guard StorageLogEntry.validSequences.contains(sequence) else {
+                throw AccordError(.invalidArgument, "log sequence \(sequence) is outside 1...2^63-1")
+            }
+            let name = Array(key.utf8)
+            if let last = shared[category]?[name]?.sequences.last, sequence <= last {
+                throw AccordError(
+                    .invalidArgument, "log sequence \(sequence) is not after \(last)",
+                    details: ["category": category.rawValue, "key": key])
+            }
+            shared[category, default: [:]][name, default: ([], [])].sequences.append(sequence)
+            shared[category]![name]!.values.append(value)
+        }
+        var plan = Plan(calls: try calls(for: others), notifiesAfterCommit: !shared.isEmpty)
+        for (category, logs) in shared.sorted(by: { $0.key < $1.key }) {
+            let keys = logs.keys.sorted { $0.lexicographicallyPrecedes($1) }
+            plan.sharedKeys[category] = keys
+            plan.calls.append(("append_shared_many", [
+                name(category), .bytesArray(keys),
+                .int64Array(keys.map { Int64(logs[$0]!.sequences[0]) }),
+                .int64Array(keys.map { Int64(logs[$0]!.values.count) }),
+                .bytesArray(keys.flatMap { logs[$0]!.values }), .bytes(writer),
+            ]))
+        }
+        return plan
     }
 
     /// The statements for a batch, in its order. Consecutive appends to one log become

@@ -20,11 +20,22 @@ import AccordCRDT
 /// after them). Each append notifies the schema's channel (`log <writer> <category>
 /// <key> <first> <last> <entries>`, hex names; the entries, comma-separated hex, only
 /// when under 3000 bytes together), delivered at the commit.
+///
+/// **A batch's shared appends** (`accord_append_shared_many`) are one call at the end of
+/// its transaction, taking the head rows in key order, so a head row is held only for
+/// that call and the commit (not the whole batch), and two batches never deadlock. Its
+/// notices are not sent in that transaction: PostgreSQL serializes every committing
+/// transaction that notified, database-wide, through its WAL flush (to queue notices in
+/// commit order), which made all nodes' commits take turns at the disk. They are kept in
+/// the session setting `accord.notices` and sent by `accord_notify_pending` in a second
+/// transaction right behind it in the same pipeline, committed without waiting for the
+/// disk (a notice is a hint; the entries it names are durable before it is sent).
 enum PostgresStorageSchema {
     /// The layout this code reads and writes (`accord_meta.version`).
     /// Layout 2 added `accord_log_heads` and `accord_append_shared` (shared logs, for a
-    /// cluster); a layout-1 schema is brought up to it on open, nothing rewritten.
-    static let version: Int64 = 2
+    /// cluster); layout 3 `accord_append_shared_many` and `accord_notify_pending`. An
+    /// older schema is brought up to date on open, nothing rewritten.
+    static let version: Int64 = 3
 
     /// A schema name we create and put in SQL text: lower-case letters, digits and `_`,
     /// starting with a letter or `_`, at most 63 bytes (PostgreSQL's identifier limit).
@@ -105,6 +116,69 @@ enum PostgresStorageSchema {
                 encode(k, 'hex'), head - n + 1, head, carried));
             RETURN head - n + 1;
         END $$;
+        CREATE OR REPLACE FUNCTION \(schema).accord_append_shared_many(
+            c bytea, ks bytea[], floors bigint[], counts int[], v bytea[], w bytea) RETURNS void
+        LANGUAGE plpgsql AS $$
+        DECLARE i int; n int; head bigint; at int := 1; entries bytea[];
+            firsts bigint[] := '{}'; starts int[] := '{}'; notices text[] := '{}'; carried text;
+        BEGIN
+            -- ks is sorted and holds each log once (the caller makes it so): every writer
+            -- takes head rows in one order, and entries at..at+n-1 of v belong to ks[i].
+            FOR i IN 1 .. cardinality(ks) LOOP
+                n := counts[i];
+                UPDATE \(schema).accord_log_heads SET last = greatest(last, floors[i] - 1) + n
+                    WHERE category = c AND key = ks[i] RETURNING last INTO head;
+                IF NOT FOUND THEN
+                    INSERT INTO \(schema).accord_log_heads AS h (category, key, last)
+                        VALUES (c, ks[i], greatest(floors[i] - 1, (SELECT coalesce(max(sequence), 0)
+                            FROM \(schema).accord_logs WHERE category = c AND key = ks[i])) + n)
+                        ON CONFLICT (category, key) DO UPDATE SET last = greatest(h.last, floors[i] - 1) + n
+                        RETURNING last INTO head;
+                END IF;
+                firsts := firsts || (head - n + 1);
+                starts := starts || at;
+                entries := v[at : at + n - 1];
+                carried := '';
+                IF (SELECT sum(octet_length(x)) FROM unnest(entries) AS x) < 3000 THEN
+                    carried := (SELECT string_agg(encode(x, 'hex'), ',' ORDER BY j) FROM unnest(entries) WITH ORDINALITY AS e(x, j));
+                END IF;
+                notices := notices || concat_ws(' ', 'log', encode(w, 'hex'), encode(c, 'hex'),
+                    encode(ks[i], 'hex'), head - n + 1, head, carried);
+                at := at + n;
+            END LOOP;
+            INSERT INTO \(schema).accord_logs (category, key, sequence, value)
+                SELECT c, ks[g.i], firsts[g.i] + (e.j - starts[g.i]), v[e.j]
+                FROM generate_series(1, cardinality(ks)) AS g(i),
+                     generate_series(starts[g.i], starts[g.i] + counts[g.i] - 1) AS e(j);
+            -- Rolled back with the batch; sent by accord_notify_pending after the commit.
+            PERFORM set_config('accord.notices', array_to_string(notices, E'\\n'), false);
+        END $$;
+        CREATE OR REPLACE FUNCTION \(schema).accord_notify_pending() RETURNS void
+        LANGUAGE plpgsql AS $$
+        DECLARE pending text := current_setting('accord.notices', true); notice text;
+        BEGIN
+            IF pending IS NULL OR pending = '' THEN RETURN; END IF;
+            PERFORM set_config('accord.notices', '', false);
+            -- Only notices: nothing here needs the disk before the answer.
+            PERFORM set_config('synchronous_commit', 'off', true);
+            FOREACH notice IN ARRAY string_to_array(pending, E'\\n') LOOP
+                PERFORM pg_notify('\(schema)', notice);
+            END LOOP;
+        END $$;
+        CREATE OR REPLACE FUNCTION \(schema).accord_hint_heads(c bytea, ks bytea[]) RETURNS void
+        LANGUAGE plpgsql AS $$
+        DECLARE k bytea; head bigint;
+        BEGIN
+            -- Names no writer (16 zero bytes), so every node reads the log up to the head.
+            PERFORM set_config('synchronous_commit', 'off', true);
+            FOREACH k IN ARRAY ks LOOP
+                SELECT last INTO head FROM \(schema).accord_log_heads WHERE category = c AND key = k;
+                IF head IS NOT NULL THEN
+                    PERFORM pg_notify('\(schema)', concat_ws(' ', 'log', repeat('00', 16), encode(c, 'hex'),
+                        encode(k, 'hex'), head, head, ''));
+                END IF;
+            END LOOP;
+        END $$;
         DELETE FROM \(schema).accord_writers WHERE touched < now() - interval '7 days';
         COMMIT;
         """
@@ -129,6 +203,9 @@ enum PostgresStorageSchema {
         ("append", "SELECT accord_append($1, $2, $3::bigint[], $4::bytea[])"),
         ("append_shared", "SELECT accord_append_shared($1, $2, $3::bigint[], $4::bytea[], $5)"),
         ("lock_heads", "SELECT accord_lock_heads($1, $2::bytea[])"),
+        ("append_shared_many", "SELECT accord_append_shared_many($1, $2::bytea[], $3::bigint[], $4::bigint[]::int[], $5::bytea[], $6)"),
+        ("notify_pending", "SELECT accord_notify_pending()"),
+        ("hint_heads", "SELECT accord_hint_heads($1, $2::bytea[])"),
         ("truncate_log", "DELETE FROM accord_logs WHERE category = $1 AND key = $2 AND sequence <= $3"),
         ("delete_log", "DELETE FROM accord_logs WHERE category = $1 AND key = $2"),
         ("wipe_records", "DELETE FROM accord_records"),

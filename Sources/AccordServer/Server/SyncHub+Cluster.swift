@@ -13,7 +13,17 @@ import Dispatch
 /// Reads run on `catchUpQueue`, never on the sync queue: the storage is serial, so a
 /// read there would wait for whatever commit holds it, and every room of the node
 /// with it (that wait was most of the cross-node p99 in `accord-bench cluster`).
+///
+/// Notices of one document can arrive out of log order (PostgreSQL sends them from a
+/// transaction behind each commit, see `PostgresStorageSchema`, and two nodes' can
+/// pass each other). One that starts past the room's position and carries its entries
+/// (or is this node's own) is held up to ``noticeGapMilliseconds`` for the notices
+/// before it, and applied in order when they come; only a gap that stays open costs a
+/// read of the log (which waits behind the node's commit in flight).
 extension SyncHub {
+    /// How long a notice ahead of the room's position waits for the ones before it.
+    static let noticeGapMilliseconds = 25
+
     func clusterEvent(_ event: ClusterEvent) {
         let received = DispatchTime.now().uptimeNanoseconds
         queue.async { [self] in
@@ -57,11 +67,29 @@ extension SyncHub {
         if loaded.catchUpQueued {
             // The read under way may have started before these entries committed.
             rooms[id]?.noticedThrough = max(loaded.noticedThrough, last)
-        } else if fromThisNode, first == through + 1 {
-            // Our own appends, right after what the room holds: already applied.
-            rooms[id]?.through = last
-        } else if let updates, first == through + 1 {
-            // Right after what the room holds, and carried in the notice: no read.
+        } else {
+            let notice = HeldNotices.Notice(first: first, last: last, fromThisNode: fromThisNode, updates: updates, received: received)
+            switch rooms[id]?.heldNotices.receive(notice, through: through) {
+            case .apply:
+                applyInOrder(id, notice)
+                applyHeldNotices(id)
+            case .hold(let startTimer):
+                guard startTimer else { return }
+                let room = ObjectIdentifier(loaded.room)
+                queue.asyncAfter(deadline: .now() + .milliseconds(Self.noticeGapMilliseconds)) { [self] in
+                    whenFree(id) { [self] in noticeGapExpired(id, room: room) }
+                }
+            case .read, nil:
+                catchUp(id, noticedAt: received)
+            }
+        }
+    }
+
+    /// Applies a notice that starts right after the room's position: this node's own
+    /// entries are in the room already; another node's came in the notice.
+    private func applyInOrder(_ id: DocumentID, _ notice: HeldNotices.Notice) {
+        guard let loaded = rooms[id] else { return }
+        if !notice.fromThisNode, let updates = notice.updates {
             for update in updates {
                 do throws(AccordError) {
                     perform(try loaded.room.applyRemote(update), in: loaded.room)
@@ -69,12 +97,25 @@ extension SyncHub {
                     metrics.error(error.code.rawValue)
                 }
             }
-            rooms[id]?.through = last
             metrics.clusterCarried(updates.count)
-            metrics.clusterNoticeApplied(milliseconds: Self.milliseconds(since: received))
-        } else {
-            catchUp(id, noticedAt: received)
+            metrics.clusterNoticeApplied(milliseconds: Self.milliseconds(since: notice.received))
         }
+        rooms[id]?.through = notice.last
+    }
+
+    /// Applies the held notices that now follow the room's position, in order.
+    private func applyHeldNotices(_ id: DocumentID) {
+        while let through = rooms[id]?.through, let next = rooms[id]?.heldNotices.next(after: through) {
+            applyInOrder(id, next)
+        }
+    }
+
+    /// The gap before the held notices did not close in time: read the log (which
+    /// brings everything the held notices carry too).
+    private func noticeGapExpired(_ id: DocumentID, room: ObjectIdentifier) {
+        guard let loaded = rooms[id], ObjectIdentifier(loaded.room) == room, !loaded.heldNotices.isEmpty else { return }
+        let oldest = rooms[id]?.heldNotices.expire()
+        catchUp(id, noticedAt: oldest)
     }
 
     /// Reads what the document's shared log gained since the room last looked (on
@@ -123,6 +164,7 @@ extension SyncHub {
         }
         let reached = max(through, changes.through)
         rooms[id]?.through = reached
+        applyHeldNotices(id)
         metrics.clusterApplied(changes.updates.count)
         if let since = loaded.noticeWaitingSince {
             metrics.clusterNoticeApplied(milliseconds: Self.milliseconds(since: since))

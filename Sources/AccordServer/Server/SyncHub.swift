@@ -57,6 +57,9 @@ final class SyncHub: @unchecked Sendable {
         /// When the oldest notice still waiting for a catch-up arrived (uptime
         /// nanoseconds), for `accord_cluster_notice_apply_milliseconds`.
         var noticeWaitingSince: UInt64?
+        /// Notices that arrived ahead of an earlier one (by first position), held a
+        /// moment for it instead of reading the log (SyncHub+Cluster.swift).
+        var heldNotices = HeldNotices()
     }
 
     let queue = DispatchQueue(label: "accord.sync")

@@ -33,10 +33,15 @@ extension DocumentStore {
             DispatchQueue.global(qos: .userInitiated).async { [weak self] in self?.backgroundFlush() }
         } else if queued.startTimer, let delay = options.flushDelay {
             let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+            // `flushScheduled` stays set until a flush takes the buffer, not just until
+            // the timer fires: while a commit is in flight, one flush waits behind it
+            // and takes everything that gathered meanwhile. (Clearing it when the timer
+            // fired let every append during a slow commit start another timer, each
+            // parking a global-queue worker on the write lock, up to one per 10 ms
+            // behind a 500 ms PostgreSQL commit, all but the first to find the buffer
+            // empty.)
             DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [weak self] in
-                guard let self else { return }
-                self.withLock { self.flushScheduled = false }
-                self.backgroundFlush()
+                self?.backgroundFlush()
             }
         }
         return queued.sequence
@@ -121,6 +126,8 @@ extension DocumentStore {
             buffer = []
             bufferedBytes = 0
             deferredError = nil
+            // The next append starts the next timer (see append).
+            flushScheduled = false
             // A threshold commit still waiting to start would find less than a
             // threshold's worth; the next threshold may ask for another.
             thresholdCommitRequested = false
