@@ -45,5 +45,20 @@ public final class PostgresDocumentLock: SharedDocumentLock, @unchecked Sendable
         }
     }
 
+    public func lock(named name: String) throws(AccordError) {
+        lock.lock()
+        defer { lock.unlock() }
+        if !connection.isConnected { try connection.connect() }
+        _ = try connection.query("SELECT pg_advisory_lock(hashtextextended($1, 7103952116482095))", [.text(schema + "/" + name)])
+    }
+
+    public func unlock(named name: String) {
+        lock.locked {
+            _ = try? connection.query(
+                "SELECT pg_advisory_unlock(hashtextextended($1, 7103952116482095))", [.text(schema + "/" + name)])
+        }
+    }
+
+    /// Document locks and named ones hash with different seeds: two key spaces.
     private func lockName(_ id: DocumentID) -> String { schema + "/" + id.rawValue }
 }

@@ -75,6 +75,45 @@ import AccordTesting
     /// Twenty creates through each of two nodes at once, for one owner: every create
     /// succeeds, her listing on either node names all forty once, and the listing's
     /// numbers came from PostgreSQL (its head row), not from a node's read-and-retry.
+    /// Members added to one group through two nodes at once all stay: each node's change
+    /// is a read-modify-write of one stored row, made under the group's cluster-wide lock
+    /// from the row as stored (writing back the list a node held lost the other's adds).
+    @Test func concurrentMemberChangesOnTwoNodesAllLand() async throws {
+        var cluster = try Cluster()
+        defer { cluster.drop() }
+        try cluster.start(0)
+        try cluster.start(1)
+        let secret = try ServerSecret.load(secretFile: cluster.directories[0].path + "/dev.secret")
+        let admin = try TokenAuthority(secret: secret).mint(subject: "root", ttl: 3600, admin: true)
+        let ports = cluster.nodes.map(\.port)
+        let users = (0..<24).map { "member-\($0)" }
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for (index, user) in users.enumerated() {
+                group.addTask {
+                    try await recordsCall(
+                        port: ports[index % 2], "PUT", "/v1/admin/groups/team/crowd/members", token: admin,
+                        body: #"{"users":["\#(user)"]}"#
+                    ).status
+                }
+            }
+            var all: [Int] = []
+            for try await status in group { all.append(status) }
+            return all
+        }
+        #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+        // The other node hears of each change asynchronously: ask until it answers in full.
+        for port in ports {
+            var listed: Set<String> = []
+            let deadline = ContinuousClock.now + .seconds(10)
+            while listed != Set(users), ContinuousClock.now < deadline {
+                let answer = try await recordsCall(port: port, "GET", "/v1/admin/groups/team/crowd", token: admin)
+                listed = Set((answer.json as? [String: Any])?["members"] as? [String] ?? [])
+                if listed != Set(users) { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(listed == Set(users), "port \(port) lists \(listed.count) of \(users.count): missing \(Set(users).subtracting(listed).sorted())")
+        }
+    }
+
     @Test func concurrentCreatesOnTwoNodesAreAllListed() async throws {
         var cluster = try Cluster()
         defer { cluster.drop() }

@@ -33,9 +33,11 @@ public final class AccessStore: Sendable {
     /// Who claimed which email address, and where invitations to unclaimed ones wait.
     public let invitations: InvitationStore
 
-    public init(storage: SerialStorage) {
+    /// - Parameter clusterLock: the storage's cross-process lock when several servers
+    ///   share it (a cluster), so their group changes do not overwrite each other.
+    public init(storage: SerialStorage, clusterLock: (any SharedDocumentLock)? = nil) {
         self.storage = storage
-        self.groups = GroupStore(storage: storage)
+        self.groups = GroupStore(storage: storage, clusterLock: clusterLock)
         self.collections = CollectionStore(storage: storage)
         self.invitations = InvitationStore(storage: storage)
     }

@@ -130,8 +130,8 @@ public final class AccordServer: Sendable {
         let quota = CreationQuota(
             limit: configuration.maxDocumentsCreatedPerUserPerHour, now: configuration.now,
             onRefused: { metrics.refused(.documentsPerUserPerHour) })
-        let directory = DocumentDirectory(
-            documents: documents, access: AccessStore(storage: documents.storage), creationQuota: quota)
+        let access = AccessStore(storage: documents.storage, clusterLock: documents.options.shared?.documentLock)
+        let directory = DocumentDirectory(documents: documents, access: access, creationQuota: quota)
         let redeemer = InvitationRedeemer(directory: directory)
         // Every verified request redeems its email's pending invitations (first time only).
         let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> String = { request throws(AccordError) in

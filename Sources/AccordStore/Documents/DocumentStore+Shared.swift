@@ -30,6 +30,10 @@ public protocol SharedDocumentLock: Sendable {
     /// Takes the lock, waiting for another process to release it.
     func lock(_ id: DocumentID) throws(AccordError)
     func unlock(_ id: DocumentID)
+    /// The same kind of lock for a shared row that is not a document (a group's members,
+    /// read, changed and written back by any process): names never meet document ids.
+    func lock(named name: String) throws(AccordError)
+    func unlock(named name: String)
 }
 
 extension DocumentStore {

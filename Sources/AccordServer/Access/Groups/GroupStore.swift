@@ -13,20 +13,27 @@ import AccordStore
 /// Everything is read once into memory (groups are few and small next to documents) and
 /// written through, so a role check costs a dictionary lookup. Thread safety: every
 /// method may be called from any thread (one lock, never held while calling out).
+///
+/// In a cluster each write is a read-modify-write of a row other nodes write too: it
+/// holds the group's cluster-wide lock and re-reads the row first, so two nodes
+/// changing one group at once both land (each writing back only the list it held lost
+/// one of them).
 public final class GroupStore: @unchecked Sendable {
     // Invariant behind @unchecked Sendable: the dictionaries are only touched under `lock`.
     static let membersCategory = StorageCategory("server.group")
     static let documentsCategory = StorageCategory("server.group-documents")
 
     private let storage: SerialStorage
+    private let clusterLock: (any SharedDocumentLock)?
     private let lock = NSLock()
     private var loaded = false
     private var members: [GroupKey: Set<String>] = [:]
     private var groupsOfUser: [String: Set<GroupKey>] = [:]
     private var documents: [GroupKey: Set<String>] = [:]
 
-    init(storage: SerialStorage) {
+    init(storage: SerialStorage, clusterLock: (any SharedDocumentLock)? = nil) {
         self.storage = storage
+        self.clusterLock = clusterLock
     }
 
     private struct MembersRow: Codable { var members: [String] }
@@ -75,7 +82,7 @@ public final class GroupStore: @unchecked Sendable {
         throws(AccordError) -> Bool
     {
         for user in added.union(removed) { try UserIDRule.validate(user) }
-        return try locked { () throws(AccordError) -> Bool in
+        return try lockedAsStored(group) { () throws(AccordError) -> Bool in
             let before = members[group] ?? []
             let after = before.union(added).subtracting(removed)
             guard after != before else { return false }
@@ -98,7 +105,7 @@ public final class GroupStore: @unchecked Sendable {
 
     /// Records that a document grants (or no longer grants) a group a role.
     func setGranted(_ document: DocumentID, to group: GroupKey, _ granted: Bool) throws(AccordError) {
-        try locked { () throws(AccordError) in
+        try lockedAsStored(group) { () throws(AccordError) in
             var set = documents[group] ?? []
             let changed = granted ? set.insert(document.rawValue).inserted : set.remove(document.rawValue) != nil
             guard changed else { return }
@@ -118,31 +125,48 @@ public final class GroupStore: @unchecked Sendable {
     /// joined and who left it since this store last looked.
     @discardableResult
     public func reload(_ group: GroupKey) throws(AccordError) -> (added: Set<String>, removed: Set<String>) {
-        try locked { () throws(AccordError) -> (added: Set<String>, removed: Set<String>) in
-            let key = group.rawValue
-            var after: Set<String> = []
-            if let bytes = try storage.withAdapter({ try $0.read(Self.membersCategory, key: key) }) {
-                guard let row = try? JSONDecoder().decode(MembersRow.self, from: Data(bytes)) else { throw Self.corrupt(key) }
-                after = Set(row.members)
-            }
-            var granted: Set<String> = []
-            if let bytes = try storage.withAdapter({ try $0.read(Self.documentsCategory, key: key) }) {
-                guard let ids = try? JSONDecoder().decode([String].self, from: Data(bytes)) else { throw Self.corrupt(key) }
-                granted = Set(ids)
-            }
-            documents[group] = granted.isEmpty ? nil : granted
-            let before = members[group] ?? []
-            members[group] = after.isEmpty ? nil : after
-            for user in after.subtracting(before) { groupsOfUser[user, default: []].insert(group) }
-            for user in before.subtracting(after) {
-                groupsOfUser[user]?.remove(group)
-                if groupsOfUser[user]?.isEmpty == true { groupsOfUser[user] = nil }
-            }
-            return (after.subtracting(before), before.subtracting(after))
-        }
+        try locked { () throws(AccordError) -> (added: Set<String>, removed: Set<String>) in try reloadWhileLocked(group) }
     }
 
-    // MARK: Loading
+    /// ``reload(_:)`` for a caller holding `lock`.
+    private func reloadWhileLocked(_ group: GroupKey) throws(AccordError) -> (added: Set<String>, removed: Set<String>) {
+        let key = group.rawValue
+        var after: Set<String> = []
+        if let bytes = try storage.withAdapter({ try $0.read(Self.membersCategory, key: key) }) {
+            guard let row = try? JSONDecoder().decode(MembersRow.self, from: Data(bytes)) else { throw Self.corrupt(key) }
+            after = Set(row.members)
+        }
+        var granted: Set<String> = []
+        if let bytes = try storage.withAdapter({ try $0.read(Self.documentsCategory, key: key) }) {
+            guard let ids = try? JSONDecoder().decode([String].self, from: Data(bytes)) else { throw Self.corrupt(key) }
+            granted = Set(ids)
+        }
+        documents[group] = granted.isEmpty ? nil : granted
+        let before = members[group] ?? []
+        members[group] = after.isEmpty ? nil : after
+        for user in after.subtracting(before) { groupsOfUser[user, default: []].insert(group) }
+        for user in before.subtracting(after) {
+            groupsOfUser[user]?.remove(group)
+            if groupsOfUser[user]?.isEmpty == true { groupsOfUser[user] = nil }
+        }
+        return (after.subtracting(before), before.subtracting(after))
+    }
+
+    // MARK: Locking and loading
+
+    /// `body` under `lock` with the group's rows as stored: in a cluster, under the
+    /// group's cluster-wide lock and after reading them again (another node may have
+    /// written them since); alone, this store's memory is the stored rows.
+    private func lockedAsStored<T>(_ group: GroupKey, _ body: () throws(AccordError) -> T) throws(AccordError) -> T {
+        guard let clusterLock else { return try locked(body) }
+        let name = "group/" + group.rawValue
+        try clusterLock.lock(named: name)
+        defer { clusterLock.unlock(named: name) }
+        return try locked { () throws(AccordError) -> T in
+            try reloadWhileLocked(group)
+            return try body()
+        }
+    }
 
     private func locked<T>(_ body: () throws(AccordError) -> T) throws(AccordError) -> T {
         lock.lock()
