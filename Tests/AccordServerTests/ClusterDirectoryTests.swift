@@ -114,6 +114,64 @@ import AccordTesting
         }
     }
 
+    /// A collection made through node A grants its members on node B, and members
+    /// added to it through both nodes at once all stay (each node re-reads the row
+    /// under the collection's cluster-wide lock; a `col` notice has the other re-read it).
+    @Test func collectionsMadeOnOneNodeGrantOnTheOther() async throws {
+        var cluster = try Cluster()
+        defer { cluster.drop() }
+        try cluster.start(0)
+        try cluster.start(1)
+        let secret = try ServerSecret.load(secretFile: cluster.directories[0].path + "/dev.secret")
+        let tokens = try TokenAuthority(secret: secret)
+        let cora = tokens.mint(subject: "cora", ttl: 3600)
+        let rita = tokens.mint(subject: "rita", ttl: 3600)
+        let ports = cluster.nodes.map(\.port)
+        func call(_ node: Int, _ method: String, _ path: String, token: String, _ body: String? = nil) async throws -> RecordsResponse {
+            try await recordsCall(port: ports[node], method, path, token: token, body: body)
+        }
+        #expect(try await call(0, "POST", "/v1/documents", token: cora, #"{"id":"shelf"}"#).status == 201)
+        #expect(try await call(1, "GET", "/v1/documents/shelf", token: rita).status != 200)
+        #expect(try await call(0, "POST", "/v1/collections", token: cora, #"{"id":"books"}"#).status == 201)
+        #expect(try await call(0, "PUT", "/v1/collections/books/documents", token: cora, #"{"document":"shelf"}"#).status == 200)
+        #expect(try await call(0, "PUT", "/v1/collections/books/members", token: cora, #"{"user":"rita","role":"reader"}"#).status == 200)
+
+        var status = 0
+        let deadline = ContinuousClock.now + .seconds(10)
+        while status != 200, ContinuousClock.now < deadline {
+            status = try await call(1, "GET", "/v1/documents/shelf", token: rita).status
+            if status != 200 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(status == 200, "B never let rita read the document through the collection made on A")
+
+        let users = (0..<16).map { "reader-\($0)" }
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for (index, user) in users.enumerated() {
+                group.addTask {
+                    try await recordsCall(
+                        port: ports[index % 2], "PUT", "/v1/collections/books/members", token: cora,
+                        body: #"{"user":"\#(user)","role":"reader"}"#
+                    ).status
+                }
+            }
+            var all: [Int] = []
+            for try await status in group { all.append(status) }
+            return all
+        }
+        #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+        let expected = Set(users + ["cora", "rita"])
+        for node in 0..<2 {
+            var members: Set<String> = []
+            let until = ContinuousClock.now + .seconds(10)
+            while members != expected, ContinuousClock.now < until {
+                let answer = try await call(node, "GET", "/v1/collections/books", token: cora)
+                members = Set(((answer.json as? [String: Any])?["members"] as? [String: Any])?.keys.map { $0 } ?? [])
+                if members != expected { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(members == expected, "node \(node) lists \(members.count) of \(expected.count)")
+        }
+    }
+
     @Test func concurrentCreatesOnTwoNodesAreAllListed() async throws {
         var cluster = try Cluster()
         defer { cluster.drop() }

@@ -38,7 +38,7 @@ public final class AccessStore: Sendable {
     public init(storage: SerialStorage, clusterLock: (any SharedDocumentLock)? = nil) {
         self.storage = storage
         self.groups = GroupStore(storage: storage, clusterLock: clusterLock)
-        self.collections = CollectionStore(storage: storage)
+        self.collections = CollectionStore(storage: storage, clusterLock: clusterLock)
         self.invitations = InvitationStore(storage: storage)
     }
 

@@ -15,6 +15,9 @@ public enum ClusterEvent: Sendable {
     /// Another node changed a group's members: this node reads the group again and
     /// re-checks the rooms of the documents granted to it.
     case groupChanged(GroupKey)
+    /// Another node changed a collection: this node reads it again and re-checks the
+    /// rooms of the documents it covered or covers.
+    case collectionChanged(String)
     /// Awareness entries another node accepted from its clients (an awareness update).
     case awareness(DocumentID, [UInt8])
     /// A broadcast a member sent through another node.
@@ -40,6 +43,9 @@ public protocol ClusterLink: AnyObject, Sendable {
     /// Tells the other nodes that this one changed a group's members (best effort,
     /// like ``announceAccessChanged(_:)``).
     func announceGroupChanged(_ group: GroupKey)
+    /// Tells the other nodes that this one changed a collection (best effort, like
+    /// ``announceAccessChanged(_:)``).
+    func announceCollectionChanged(_ id: String)
     /// Sends awareness entries this node accepted to the other nodes, without waiting
     /// (ephemeral: one that cannot be sent is dropped; clients renew their state).
     func publishAwareness(_ id: DocumentID, _ update: [UInt8])

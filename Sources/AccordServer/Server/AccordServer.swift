@@ -227,7 +227,7 @@ public final class AccordServer: Sendable {
         ).register(in: &routes)
         CollectionsAPI(
             directory: directory, authenticate: authenticate, directoryChanged: { hub.directoryChanged($0) },
-            accessChanged: { hub.accessChanged($0) }
+            accessChanged: { hub.accessChanged($0) }, collectionChanged: { hub.collectionChanged($0) }
         ).register(in: &routes)
         let dashboardCPU = DashboardCPU()
         metrics.readDashboardCPU(from: dashboardCPU)

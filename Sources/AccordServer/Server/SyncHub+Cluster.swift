@@ -50,6 +50,8 @@ extension SyncHub {
                 recheckAccess(id)
             case .groupChanged(let group):
                 groupChangedElsewhere(group)
+            case .collectionChanged(let collection):
+                collectionChangedElsewhere(collection)
             case .channelCounts, .channelBroadcast:
                 channelEvent(event)
             case .appended(let id, let first, let last, let fromThisNode, let updates):
@@ -201,6 +203,20 @@ extension SyncHub {
         guard let (added, removed) = try? groups.reload(group) else { return }
         if !added.isEmpty || !removed.isEmpty { publish(.membership(group, added: added, removed: removed)) }
         for id in (try? groups.documents(of: group)) ?? [] { recheckAccess(id) }
+    }
+
+    /// Someone changed a collection through this node: the other nodes of a cluster
+    /// read it again (the rooms here are re-checked through the documents' access
+    /// changes, which follow).
+    func collectionChanged(_ id: String) {
+        options.cluster?.announceCollectionChanged(id)
+    }
+
+    /// Another node changed a collection: read it again and re-check the rooms of the
+    /// documents it covered or covers. On the sync queue.
+    func collectionChangedElsewhere(_ id: String) {
+        guard let documents = try? directory.access.collections.reload(id) else { return }
+        for document in documents { recheckAccess(document) }
     }
 
     /// Another node changed the access row of `id`: the groups it now grants may have

@@ -36,6 +36,10 @@ final class PostgresClusterLink: ClusterLink, @unchecked Sendable {
         announce("grp " + Self.hex(writer) + " " + Self.hex(Array(group.rawValue.utf8)))
     }
 
+    func announceCollectionChanged(_ id: String) {
+        announce("col " + Self.hex(writer) + " " + Self.hex(Array(id.utf8)))
+    }
+
     /// Sends a notice the other nodes must act on (not ephemeral): waits for it, and
     /// tries once more on a fresh connection.
     private func announce(_ payload: String) {
@@ -181,6 +185,15 @@ final class PostgresClusterLink: ClusterLink, @unchecked Sendable {
         return GroupKey(rawValue: String(decoding: key, as: UTF8.self))
     }
 
+    /// A `col` payload from another node: the collection it changed.
+    private static func collectionNotice(_ payload: String, ignoring writer: [UInt8]) -> String? {
+        let fields = payload.split(separator: " ")
+        guard fields.count == 3, fields[0] == "col", let from = PostgresLogNotice.hex(fields[1]), from != writer,
+            let key = PostgresLogNotice.hex(fields[2])
+        else { return nil }
+        return String(decoding: key, as: UTF8.self)
+    }
+
     func start(_ handler: @escaping @Sendable (ClusterEvent) -> Void) {
         let writer = self.writer
         let started = try? PostgresListener(url: url, channel: schema) { event in
@@ -208,6 +221,10 @@ final class PostgresClusterLink: ClusterLink, @unchecked Sendable {
                 }
                 if let group = Self.groupNotice(payload, ignoring: writer) {
                     handler(.groupChanged(group))
+                    return
+                }
+                if let collection = Self.collectionNotice(payload, ignoring: writer) {
+                    handler(.collectionChanged(collection))
                     return
                 }
                 if let id = Self.accessNotice(payload, ignoring: writer) {

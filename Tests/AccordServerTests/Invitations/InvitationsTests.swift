@@ -40,7 +40,8 @@ import AccordNet
                 directory: directory, admins: ["ada"], authenticate: authenticate, adminClaim: { _ in false },
                 membershipChanged: { _, _, _ in })
             collectionsAPI = CollectionsAPI(
-                directory: directory, authenticate: authenticate, directoryChanged: { _ in }, accessChanged: { _ in })
+                directory: directory, authenticate: authenticate, directoryChanged: { _ in }, accessChanged: { _ in },
+                collectionChanged: { _ in })
             try directory.create("doc", owner: "olivia")
             _ = send(.put, "/v1/documents/doc/permissions", as: "olivia", body: #"{"user":"wes","role":"read-write"}"#)
             _ = send(.put, "/v1/documents/doc/permissions", as: "olivia", body: #"{"user":"rita","role":"reader"}"#)

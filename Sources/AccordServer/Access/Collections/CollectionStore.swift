@@ -8,6 +8,10 @@ import AccordStore
 /// Category `server.collection`, key = collection id, value = ``Collection`` as JSON
 /// (sorted keys). Read once into memory with a reverse index (document → collections),
 /// written through; one lock, never held while calling out.
+///
+/// In a cluster other nodes write these rows too: a change holds the collection's
+/// cluster-wide lock and re-reads its row first (so two nodes' changes both land), and
+/// a node told of another's change re-reads that row (``reload(_:)``).
 public final class CollectionStore: @unchecked Sendable {
     // Invariant behind @unchecked Sendable: the dictionaries are only touched under `lock`.
     static let category = StorageCategory("server.collection")
@@ -21,13 +25,15 @@ public final class CollectionStore: @unchecked Sendable {
     }
 
     private let storage: SerialStorage
+    private let clusterLock: (any SharedDocumentLock)?
     private let lock = NSLock()
     private var loaded = false
     private var collections: [String: Collection] = [:]
     private var ofDocument: [String: Set<String>] = [:]
 
-    init(storage: SerialStorage) {
+    init(storage: SerialStorage, clusterLock: (any SharedDocumentLock)? = nil) {
         self.storage = storage
+        self.clusterLock = clusterLock
     }
 
     /// 1 to 128 bytes of UTF-8 without control characters or `/` (a URL path segment).
@@ -106,7 +112,11 @@ public final class CollectionStore: @unchecked Sendable {
     func update(
         _ id: String, _ change: (inout Collection?) throws(AccordError) -> Void
     ) throws(AccordError) -> (before: Collection?, after: Collection?) {
-        try locked { () throws(AccordError) -> (before: Collection?, after: Collection?) in
+        let name = "collection/" + id
+        try clusterLock?.lock(named: name)
+        defer { clusterLock?.unlock(named: name) }
+        return try locked { () throws(AccordError) -> (before: Collection?, after: Collection?) in
+            if clusterLock != nil { _ = try reloadWhileLocked(id) }
             let before = collections[id]
             var after = before
             try change(&after)
@@ -122,6 +132,28 @@ public final class CollectionStore: @unchecked Sendable {
             for document in stored.documents { ofDocument[document, default: []].insert(id) }
             return (before, stored)
         }
+    }
+
+    /// Reads one collection's row again, because another node of a cluster changed it.
+    /// Returns the documents it covered before or covers now (their roles may differ).
+    @discardableResult
+    public func reload(_ id: String) throws(AccordError) -> Set<DocumentID> {
+        try locked { () throws(AccordError) -> Set<DocumentID> in try reloadWhileLocked(id) }
+    }
+
+    private func reloadWhileLocked(_ id: String) throws(AccordError) -> Set<DocumentID> {
+        var after: Collection?
+        if let bytes = try storage.withAdapter({ try $0.read(Self.category, key: id) }) {
+            guard let collection = try? JSONDecoder().decode(Collection.self, from: Data(bytes)) else {
+                throw AccordError(.storageCorrupt, "the collection row \(id) is unreadable", details: ["collection": id])
+            }
+            after = collection
+        }
+        let before = collections[id]
+        collections[id] = after
+        for document in before?.documents ?? [] { ofDocument[document]?.remove(id) }
+        for document in after?.documents ?? [] { ofDocument[document, default: []].insert(id) }
+        return Set(((before?.documents ?? []) + (after?.documents ?? [])).compactMap { DocumentID(rawValue: $0) })
     }
 
     private func locked<T>(_ body: () throws(AccordError) -> T) throws(AccordError) -> T {

@@ -24,6 +24,9 @@ struct CollectionsAPI: Sendable {
     let authenticate: @Sendable (HTTPRequest) throws(AccordError) -> String
     let directoryChanged: @Sendable (DirectoryChange) -> Void
     let accessChanged: @Sendable (DocumentID) -> Void
+    /// A collection's row changed (a cluster's other nodes read it again), told before
+    /// the access changes of its documents.
+    let collectionChanged: @Sendable (String) -> Void
 
     static let path = "/v1/collections"
 
@@ -79,7 +82,7 @@ struct CollectionsAPI: Sendable {
         try CollectionStore.validateID(id)
         let title = try body.string("title") ?? ""
         try DocumentsAPI.validate(title: title, tags: [])
-        let result = try store.update(id) { collection throws(AccordError) in
+        let result = try update(id) { collection throws(AccordError) in
             guard collection == nil else {
                 throw AccordError(.collectionExists, "collection \(id) exists", details: ["collection": id])
             }
@@ -109,7 +112,7 @@ struct CollectionsAPI: Sendable {
         let users = Set(collection.members.keys)
         let before = try roles(of: users, on: document)
         let adding = request.method == .put
-        let result = try store.update(id) { stored in
+        let result = try update(id) { stored in
             stored?.documents.removeAll { $0 == document.rawValue }
             if adding { stored?.documents.append(document.rawValue) }
             stored?.documents.sort()
@@ -140,7 +143,7 @@ struct CollectionsAPI: Sendable {
         let documents = collection.documents.compactMap { DocumentID(rawValue: $0) }
         var before: [DocumentID: [String: Role?]] = [:]
         for document in documents { before[document] = try roles(of: [member], on: document) }
-        let result = try store.update(id) { stored in stored?.members[member] = role }
+        let result = try update(id) { stored in stored?.members[member] = role }
         if result.before != result.after {
             for document in documents { report(document, users: [member], before: before[document] ?? [:]) }
         }
@@ -192,6 +195,15 @@ struct CollectionsAPI: Sendable {
                 details: ["collection": id, "required": minimum.rawValue])
         }
         return collection
+    }
+
+    /// ``CollectionStore/update(_:_:)``, then the change told to the sync hub.
+    private func update(
+        _ id: String, _ change: (inout CollectionStore.Collection?) throws(AccordError) -> Void
+    ) throws(AccordError) -> (before: CollectionStore.Collection?, after: CollectionStore.Collection?) {
+        let result = try store.update(id, change)
+        if result.before != result.after { collectionChanged(id) }
+        return result
     }
 
     private func roles(of users: Set<String>, on document: DocumentID) throws(AccordError) -> [String: Role?] {
