@@ -6,11 +6,36 @@ import AccordStore
 import AccordTesting
 @testable import AccordServer
 
-/// The directory across a cluster's nodes: a group membership change made through one
-/// node reaches the open connections on the others, and the users' listings are
-/// numbered by PostgreSQL, so creates on two nodes at once never collide.
+/// The directory across a cluster's nodes: a group or collection change made through
+/// one node reaches the others (and their open connections), changes to one group or
+/// collection through two nodes at once all land, and the users' listings are numbered
+/// by PostgreSQL, so creates on two nodes at once never collide.
 @Suite(.serialized) struct ClusterDirectoryTests {
     typealias Cluster = ClusterServeTests.Cluster
+
+    /// The statuses of `count` calls made at once, call `i` to `ports[i % ports.count]`.
+    static func statuses(
+        ofCalls count: Int, over ports: [Int], _ call: @escaping @Sendable (_ index: Int, _ port: Int) async throws -> Int
+    ) async throws -> [Int] {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<count { group.addTask { try await call(index, ports[index % ports.count]) } }
+            var all: [Int] = []
+            for try await status in group { all.append(status) }
+            return all
+        }
+    }
+
+    /// Asks `read` until it answers `expected` or 10 s pass (another node hears of a
+    /// change asynchronously); its last answer.
+    static func polled<T: Equatable>(until expected: T, _ read: () async throws -> T) async throws -> T {
+        let deadline = ContinuousClock.now + .seconds(10)
+        var answer = try await read()
+        while answer != expected, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            answer = try await read()
+        }
+        return answer
+    }
 
     /// Rita gets a document through a group: added through node A, she may open it on
     /// node B (whose group store had already read the group without her); removed
@@ -87,28 +112,16 @@ import AccordTesting
         let admin = try TokenAuthority(secret: secret).mint(subject: "root", ttl: 3600, admin: true)
         let ports = cluster.nodes.map(\.port)
         let users = (0..<24).map { "member-\($0)" }
-        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for (index, user) in users.enumerated() {
-                group.addTask {
-                    try await recordsCall(
-                        port: ports[index % 2], "PUT", "/v1/admin/groups/team/crowd/members", token: admin,
-                        body: #"{"users":["\#(user)"]}"#
-                    ).status
-                }
-            }
-            var all: [Int] = []
-            for try await status in group { all.append(status) }
-            return all
+        let statuses = try await Self.statuses(ofCalls: users.count, over: ports) { index, port in
+            try await recordsCall(
+                port: port, "PUT", "/v1/admin/groups/team/crowd/members", token: admin, body: #"{"users":["\#(users[index])"]}"#
+            ).status
         }
         #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
-        // The other node hears of each change asynchronously: ask until it answers in full.
         for port in ports {
-            var listed: Set<String> = []
-            let deadline = ContinuousClock.now + .seconds(10)
-            while listed != Set(users), ContinuousClock.now < deadline {
+            let listed = try await Self.polled(until: Set(users)) {
                 let answer = try await recordsCall(port: port, "GET", "/v1/admin/groups/team/crowd", token: admin)
-                listed = Set((answer.json as? [String: Any])?["members"] as? [String] ?? [])
-                if listed != Set(users) { try await Task.sleep(for: .milliseconds(100)) }
+                return Set((answer.json as? [String: Any])?["members"] as? [String] ?? [])
             }
             #expect(listed == Set(users), "port \(port) lists \(listed.count) of \(users.count): missing \(Set(users).subtracting(listed).sorted())")
         }
@@ -136,37 +149,22 @@ import AccordTesting
         #expect(try await call(0, "PUT", "/v1/collections/books/documents", token: cora, #"{"document":"shelf"}"#).status == 200)
         #expect(try await call(0, "PUT", "/v1/collections/books/members", token: cora, #"{"user":"rita","role":"reader"}"#).status == 200)
 
-        var status = 0
-        let deadline = ContinuousClock.now + .seconds(10)
-        while status != 200, ContinuousClock.now < deadline {
-            status = try await call(1, "GET", "/v1/documents/shelf", token: rita).status
-            if status != 200 { try await Task.sleep(for: .milliseconds(100)) }
-        }
+        let status = try await Self.polled(until: 200) { try await call(1, "GET", "/v1/documents/shelf", token: rita).status }
         #expect(status == 200, "B never let rita read the document through the collection made on A")
 
         let users = (0..<16).map { "reader-\($0)" }
-        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for (index, user) in users.enumerated() {
-                group.addTask {
-                    try await recordsCall(
-                        port: ports[index % 2], "PUT", "/v1/collections/books/members", token: cora,
-                        body: #"{"user":"\#(user)","role":"reader"}"#
-                    ).status
-                }
-            }
-            var all: [Int] = []
-            for try await status in group { all.append(status) }
-            return all
+        let statuses = try await Self.statuses(ofCalls: users.count, over: ports) { index, port in
+            try await recordsCall(
+                port: port, "PUT", "/v1/collections/books/members", token: cora,
+                body: #"{"user":"\#(users[index])","role":"reader"}"#
+            ).status
         }
         #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
         let expected = Set(users + ["cora", "rita"])
         for node in 0..<2 {
-            var members: Set<String> = []
-            let until = ContinuousClock.now + .seconds(10)
-            while members != expected, ContinuousClock.now < until {
+            let members = try await Self.polled(until: expected) {
                 let answer = try await call(node, "GET", "/v1/collections/books", token: cora)
-                members = Set(((answer.json as? [String: Any])?["members"] as? [String: Any])?.keys.map { $0 } ?? [])
-                if members != expected { try await Task.sleep(for: .milliseconds(100)) }
+                return Set(((answer.json as? [String: Any])?["members"] as? [String: Any])?.keys.map { $0 } ?? [])
             }
             #expect(members == expected, "node \(node) lists \(members.count) of \(expected.count)")
         }
@@ -179,17 +177,8 @@ import AccordTesting
         try cluster.start(1)
         let ports = cluster.nodes.map(\.port)
         let token = cluster.token
-        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for index in 0..<40 {
-                group.addTask {
-                    try await recordsCall(
-                        port: ports[index % 2], "POST", "/v1/documents", token: token, body: #"{"id":"made-\#(index)"}"#
-                    ).status
-                }
-            }
-            var all: [Int] = []
-            for try await status in group { all.append(status) }
-            return all
+        let statuses = try await Self.statuses(ofCalls: 40, over: ports) { index, port in
+            try await recordsCall(port: port, "POST", "/v1/documents", token: token, body: #"{"id":"made-\#(index)"}"#).status
         }
         #expect(statuses.allSatisfy { $0 == 201 }, "\(statuses.sorted())")
         for port in ports {
