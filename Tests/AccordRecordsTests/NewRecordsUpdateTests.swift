@@ -85,26 +85,14 @@ import Testing
         #expect(try RecordLayout.record("t9", of: Self.tasks, in: copy)?["title"] == "after")
     }
 
-    @Test func aRecordTheDocumentHoldsIsRefused() throws {
+    /// A record the document holds is refused, and so is one it held: a deleted
+    /// record's map entry stays, and a value written with no origin could land before it,
+    /// so the key would read as deleted on every replica.
+    @Test(arguments: [false, true]) func aRecordTheDocumentHoldsOrHeldIsRefused(deleted: Bool) throws {
         let doc = Doc(clientID: 5)
         try RecordLayout.write(["text": "before"], id: "n0", model: Self.notes, in: doc)
-        var update = NewRecordsUpdate(client: 5, startClock: 1)
-        var random = SeededRandom(seed: 1)
-        let error = #expect(throws: AccordError.self) {
-            try RecordBatchWrite(schema: Self.notes, index: try Self.index(), document: "d")
-                .add(new: RecordWrite(id: "n0", values: ["text": "again"]), to: &update, existing: doc, milliseconds: 0, random: &random)
-        }
-        #expect(error?.code == .invalidArgument)
-        #expect(update.isEmpty)
-    }
-
-    /// A deleted record's map entry stays: a value written with no origin could land
-    /// before it, and the key would read as deleted on every replica.
-    @Test func aRecordTheDocumentOnceHeldIsRefused() throws {
-        let doc = Doc(clientID: 5)
-        try RecordLayout.write(["text": "before"], id: "n0", model: Self.notes, in: doc)
-        try RecordLayout.delete("n0", model: Self.notes, in: doc)
-        #expect(try !doc.getMap(Self.notes.name).contains("n0"))
+        if deleted { try RecordLayout.delete("n0", model: Self.notes, in: doc) }
+        #expect(try doc.getMap(Self.notes.name).contains("n0") == !deleted)
         var update = NewRecordsUpdate(client: 5, startClock: doc.stateVector[5])
         var random = SeededRandom(seed: 1)
         let error = #expect(throws: AccordError.self) {
