@@ -170,6 +170,39 @@ import AccordTesting
         }
     }
 
+    /// Grants to one document made through two nodes at once all stay, and so do
+    /// invitations to one address: each node changes the row as stored under its
+    /// cluster-wide lock (from its cached row, the later write dropped the other's grants).
+    @Test func concurrentSharesOnTwoNodesAllLand() async throws {
+        var cluster = try Cluster()
+        defer { cluster.drop() }
+        try cluster.start(0)
+        try cluster.start(1)
+        let secret = try ServerSecret.load(secretFile: cluster.directories[0].path + "/dev.secret")
+        let olivia = try TokenAuthority(secret: secret).mint(subject: "olivia", ttl: 3600)
+        let ports = cluster.nodes.map(\.port)
+        #expect(try await recordsCall(port: ports[0], "POST", "/v1/documents", token: olivia, body: #"{"id":"plans"}"#).status == 201)
+        for node in 0..<2 {  // both nodes have read (and cached) the row before the grants
+            #expect(try await recordsCall(port: ports[node], "GET", "/v1/documents/plans/permissions", token: olivia).status == 200)
+        }
+        let users = (0..<16).map { "guest-\($0)" }
+        let statuses = try await Self.statuses(ofCalls: users.count, over: ports) { index, port in
+            try await recordsCall(
+                port: port, "PUT", "/v1/documents/plans/permissions", token: olivia,
+                body: #"{"user":"\#(users[index])","role":"reader"}"#
+            ).status
+        }
+        #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+        let expected = Set(users)  // the owner is not among the members
+        for port in ports {
+            let members = try await Self.polled(until: expected) {
+                let answer = try await recordsCall(port: port, "GET", "/v1/documents/plans/permissions", token: olivia)
+                return Set(((answer.json as? [String: Any])?["members"] as? [String: Any])?.keys.map { $0 } ?? [])
+            }
+            #expect(members == expected, "port \(port) lists \(members.count) of \(expected.count)")
+        }
+    }
+
     @Test func concurrentCreatesOnTwoNodesAreAllListed() async throws {
         var cluster = try Cluster()
         defer { cluster.drop() }

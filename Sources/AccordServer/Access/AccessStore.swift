@@ -19,6 +19,9 @@ public final class AccessStore: Sendable {
     static let category = StorageCategory("server.access")
 
     let storage: SerialStorage
+    /// Set in a cluster: row changes are made under the row's cluster-wide lock from the
+    /// row as stored (another node may have written it since this one cached it).
+    private let clusterLock: (any SharedDocumentLock)?
     private let state = AccessLock()
     /// Serializes ``DocumentDirectory/create(_:owner:title:tags:)`` across every directory
     /// built on this store, so two creators of one id cannot both write an owner row.
@@ -37,9 +40,10 @@ public final class AccessStore: Sendable {
     ///   share it (a cluster), so their group changes do not overwrite each other.
     public init(storage: SerialStorage, clusterLock: (any SharedDocumentLock)? = nil) {
         self.storage = storage
+        self.clusterLock = clusterLock
         self.groups = GroupStore(storage: storage, clusterLock: clusterLock)
         self.collections = CollectionStore(storage: storage, clusterLock: clusterLock)
-        self.invitations = InvitationStore(storage: storage)
+        self.invitations = InvitationStore(storage: storage, clusterLock: clusterLock)
     }
 
     /// The user's effective role on a document with this row: their own grant, the link
@@ -89,12 +93,18 @@ public final class AccessStore: Sendable {
     /// Reads, changes and writes a row as one step under the lock, so concurrent grants
     /// never lose one another and a permission check made in `change` still holds when
     /// the row is written. `change` sees nil for a document without a row. Nothing is
-    /// written when `change` throws or leaves the row as it was.
+    /// written when `change` throws or leaves the row as it was. In a cluster the step
+    /// holds the row's cluster-wide lock and starts from the row as stored, so grants
+    /// made through two nodes at once both land.
     /// - Returns: the row after the change, and whether it changed.
     func update(
         _ id: DocumentID, _ change: (inout DocumentAccess?) throws(AccordError) -> Void
     ) throws(AccordError) -> (access: DocumentAccess?, changed: Bool) {
-        try state.withLock { cache throws(AccordError) in
+        let name = "access/" + id.rawValue
+        try clusterLock?.lock(named: name)
+        defer { clusterLock?.unlock(named: name) }
+        return try state.withLock { cache throws(AccordError) in
+            if clusterLock != nil { cache[id] = nil }
             let before = try read(id, cache: &cache)
             var after = before
             try change(&after)

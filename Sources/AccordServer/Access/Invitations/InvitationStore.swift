@@ -25,6 +25,9 @@ public final class InvitationStore: @unchecked Sendable {
     static let maxSettled = 100_000
 
     let storage: SerialStorage
+    /// Set in a cluster: ``withLock(_:)`` also holds the cluster-wide invitations lock,
+    /// so two nodes never interleave a claim or an index row's read-modify-write.
+    private let clusterLock: (any SharedDocumentLock)?
     private let lock = NSLock()
     private let cacheLock = NSLock()
     /// Addresses claimed by a user and without pending invitations: a request with
@@ -32,14 +35,17 @@ public final class InvitationStore: @unchecked Sendable {
     /// into member grants directly (never pending again).
     private var settled: [String: String] = [:]
 
-    init(storage: SerialStorage) {
+    init(storage: SerialStorage, clusterLock: (any SharedDocumentLock)? = nil) {
         self.storage = storage
+        self.clusterLock = clusterLock
     }
 
     private struct IndexRow: Codable { var documents: [String] }
 
     /// Runs `body` holding the invitations lock (see the type's comment).
     func withLock<T>(_ body: () throws(AccordError) -> T) throws(AccordError) -> T {
+        try clusterLock?.lock(named: "invitations")
+        defer { clusterLock?.unlock(named: "invitations") }
         lock.lock()
         defer { lock.unlock() }
         return try body()
