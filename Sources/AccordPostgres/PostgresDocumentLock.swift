@@ -23,42 +23,39 @@ public final class PostgresDocumentLock: SharedDocumentLock, @unchecked Sendable
     }
 
     public func tryLock(_ id: DocumentID) throws(AccordError) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if !connection.isConnected { try connection.connect() }
-        let rows = try connection.query(
-            "SELECT pg_try_advisory_lock(hashtextextended($1, 7103952116482094))", [.text(lockName(id))])
-        return rows.rows.first?[0] == [1]
+        try advisory("pg_try_advisory_lock", documentKey(id), space: Self.documentSpace)
     }
 
     public func lock(_ id: DocumentID) throws(AccordError) {
-        lock.lock()
-        defer { lock.unlock() }
-        if !connection.isConnected { try connection.connect() }
-        _ = try connection.query("SELECT pg_advisory_lock(hashtextextended($1, 7103952116482094))", [.text(lockName(id))])
+        _ = try advisory("pg_advisory_lock", documentKey(id), space: Self.documentSpace)
     }
 
     public func unlock(_ id: DocumentID) {
-        lock.locked {
-            _ = try? connection.query(
-                "SELECT pg_advisory_unlock(hashtextextended($1, 7103952116482094))", [.text(lockName(id))])
-        }
+        _ = try? advisory("pg_advisory_unlock", documentKey(id), space: Self.documentSpace, reconnecting: false)
     }
 
     public func lock(named name: String) throws(AccordError) {
-        lock.lock()
-        defer { lock.unlock() }
-        if !connection.isConnected { try connection.connect() }
-        _ = try connection.query("SELECT pg_advisory_lock(hashtextextended($1, 7103952116482095))", [.text(schema + "/" + name)])
+        _ = try advisory("pg_advisory_lock", schema + "/" + name, space: Self.namedSpace)
     }
 
     public func unlock(named name: String) {
-        lock.locked {
-            _ = try? connection.query(
-                "SELECT pg_advisory_unlock(hashtextextended($1, 7103952116482095))", [.text(schema + "/" + name)])
-        }
+        _ = try? advisory("pg_advisory_unlock", schema + "/" + name, space: Self.namedSpace, reconnecting: false)
     }
 
     /// Document locks and named ones hash with different seeds: two key spaces.
-    private func lockName(_ id: DocumentID) -> String { schema + "/" + id.rawValue }
+    private static let documentSpace = 7103952116482094
+    private static let namedSpace = 7103952116482095
+
+    private func documentKey(_ id: DocumentID) -> String { schema + "/" + id.rawValue }
+
+    /// Calls advisory-lock `function` on `key` hashed into `space`, first reconnecting a
+    /// lost connection when `reconnecting` (an unlock does not: the locks went with the
+    /// session); whether it answered true (a try-lock that took the lock).
+    private func advisory(_ function: String, _ key: String, space: Int, reconnecting: Bool = true) throws(AccordError) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if reconnecting, !connection.isConnected { try connection.connect() }
+        let rows = try connection.query("SELECT \(function)(hashtextextended($1, \(space)))", [.text(key)])
+        return rows.rows.first?[0] == [1]
+    }
 }

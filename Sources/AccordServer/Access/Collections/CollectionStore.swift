@@ -142,13 +142,7 @@ public final class CollectionStore: @unchecked Sendable {
     }
 
     private func reloadWhileLocked(_ id: String) throws(AccordError) -> Set<DocumentID> {
-        var after: Collection?
-        if let bytes = try storage.withAdapter({ try $0.read(Self.category, key: id) }) {
-            guard let collection = try? JSONDecoder().decode(Collection.self, from: Data(bytes)) else {
-                throw AccordError(.storageCorrupt, "the collection row \(id) is unreadable", details: ["collection": id])
-            }
-            after = collection
-        }
+        let after = try stored(id)
         let before = collections[id]
         collections[id] = after
         for document in before?.documents ?? [] { ofDocument[document]?.remove(id) }
@@ -156,16 +150,24 @@ public final class CollectionStore: @unchecked Sendable {
         return Set(((before?.documents ?? []) + (after?.documents ?? [])).compactMap { DocumentID(rawValue: $0) })
     }
 
+    /// The collection's row as stored, nil when it has none.
+    /// - Throws: `STORAGE_CORRUPT` for a row that is not a collection; storage errors.
+    private func stored(_ id: String) throws(AccordError) -> Collection? {
+        guard let bytes = try storage.withAdapter({ try $0.read(Self.category, key: id) }) else { return nil }
+        guard let collection = try? JSONDecoder().decode(Collection.self, from: Data(bytes)) else { throw Self.corrupt(id) }
+        return collection
+    }
+
+    private static func corrupt(_ id: String) -> AccordError {
+        AccordError(.storageCorrupt, "the collection row \(id) is unreadable", details: ["collection": id])
+    }
+
     private func locked<T>(_ body: () throws(AccordError) -> T) throws(AccordError) -> T {
         lock.lock()
         defer { lock.unlock() }
         if !loaded {
             for key in try storage.withAdapter({ try $0.keys(in: Self.category) }) {
-                guard let bytes = try storage.withAdapter({ try $0.read(Self.category, key: key) }),
-                      let collection = try? JSONDecoder().decode(Collection.self, from: Data(bytes))
-                else {
-                    throw AccordError(.storageCorrupt, "the collection row \(key) is unreadable", details: ["collection": key])
-                }
+                guard let collection = try stored(key) else { throw Self.corrupt(key) }
                 collections[key] = collection
                 for document in collection.documents { ofDocument[document, default: []].insert(key) }
             }

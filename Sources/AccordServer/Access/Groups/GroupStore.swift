@@ -130,17 +130,8 @@ public final class GroupStore: @unchecked Sendable {
 
     /// ``reload(_:)`` for a caller holding `lock`.
     private func reloadWhileLocked(_ group: GroupKey) throws(AccordError) -> (added: Set<String>, removed: Set<String>) {
-        let key = group.rawValue
-        var after: Set<String> = []
-        if let bytes = try storage.withAdapter({ try $0.read(Self.membersCategory, key: key) }) {
-            guard let row = try? JSONDecoder().decode(MembersRow.self, from: Data(bytes)) else { throw Self.corrupt(key) }
-            after = Set(row.members)
-        }
-        var granted: Set<String> = []
-        if let bytes = try storage.withAdapter({ try $0.read(Self.documentsCategory, key: key) }) {
-            guard let ids = try? JSONDecoder().decode([String].self, from: Data(bytes)) else { throw Self.corrupt(key) }
-            granted = Set(ids)
-        }
+        let after = try storedMembers(group.rawValue) ?? []
+        let granted = try storedDocuments(group.rawValue) ?? []
         documents[group] = granted.isEmpty ? nil : granted
         let before = members[group] ?? []
         members[group] = after.isEmpty ? nil : after
@@ -181,21 +172,29 @@ public final class GroupStore: @unchecked Sendable {
     private func load() throws(AccordError) {
         let memberKeys = try storage.withAdapter { try $0.keys(in: Self.membersCategory) }
         for raw in memberKeys {
-            guard let group = GroupKey(rawValue: raw),
-                  let bytes = try storage.withAdapter({ try $0.read(Self.membersCategory, key: raw) })
-            else { throw Self.corrupt(raw) }
-            guard let row = try? JSONDecoder().decode(MembersRow.self, from: Data(bytes)) else { throw Self.corrupt(raw) }
-            members[group] = Set(row.members)
-            for user in row.members { groupsOfUser[user, default: []].insert(group) }
+            guard let group = GroupKey(rawValue: raw), let listed = try storedMembers(raw) else { throw Self.corrupt(raw) }
+            members[group] = listed
+            for user in listed { groupsOfUser[user, default: []].insert(group) }
         }
         let documentKeys = try storage.withAdapter { try $0.keys(in: Self.documentsCategory) }
         for raw in documentKeys {
-            guard let group = GroupKey(rawValue: raw),
-                  let bytes = try storage.withAdapter({ try $0.read(Self.documentsCategory, key: raw) }),
-                  let ids = try? JSONDecoder().decode([String].self, from: Data(bytes))
-            else { throw Self.corrupt(raw) }
-            documents[group] = Set(ids)
+            guard let group = GroupKey(rawValue: raw), let ids = try storedDocuments(raw) else { throw Self.corrupt(raw) }
+            documents[group] = ids
         }
+    }
+
+    /// The members row of group `key` as stored, nil when it has none.
+    private func storedMembers(_ key: String) throws(AccordError) -> Set<String>? {
+        guard let bytes = try storage.withAdapter({ try $0.read(Self.membersCategory, key: key) }) else { return nil }
+        guard let row = try? JSONDecoder().decode(MembersRow.self, from: Data(bytes)) else { throw Self.corrupt(key) }
+        return Set(row.members)
+    }
+
+    /// The granted-documents row of group `key` as stored, nil when it has none.
+    private func storedDocuments(_ key: String) throws(AccordError) -> Set<String>? {
+        guard let bytes = try storage.withAdapter({ try $0.read(Self.documentsCategory, key: key) }) else { return nil }
+        guard let ids = try? JSONDecoder().decode([String].self, from: Data(bytes)) else { throw Self.corrupt(key) }
+        return Set(ids)
     }
 
     private static func corrupt(_ key: String) -> AccordError {
