@@ -13,6 +13,26 @@ import AccordTesting
 @Suite(.serialized) struct ClusterDirectoryTests {
     typealias Cluster = ClusterServeTests.Cluster
 
+    /// A cluster with two nodes started, and the token authority of their secret (the
+    /// cluster dropped again when a node does not start).
+    static func twoNodes() throws -> (cluster: Cluster, tokens: TokenAuthority) {
+        var cluster = try Cluster()
+        do {
+            try cluster.start(0)
+            try cluster.start(1)
+            let secret = try ServerSecret.load(secretFile: cluster.directories[0].path + "/dev.secret")
+            return (cluster, try TokenAuthority(secret: secret))
+        } catch {
+            cluster.drop()
+            throw error
+        }
+    }
+
+    /// The keys of the `members` object of a permissions or collection answer.
+    static func memberNames(_ answer: RecordsResponse) -> Set<String> {
+        Set(((answer.json as? [String: Any])?["members"] as? [String: Any])?.keys.map { $0 } ?? [])
+    }
+
     /// The statuses of `count` calls made at once, call `i` to `ports[i % ports.count]`.
     static func statuses(
         ofCalls count: Int, over ports: [Int], _ call: @escaping @Sendable (_ index: Int, _ port: Int) async throws -> Int
@@ -41,12 +61,8 @@ import AccordTesting
     /// node B (whose group store had already read the group without her); removed
     /// through A, her open connection on B is refused at once, not at her next reconnect.
     @Test func groupMembershipChangesReachTheOtherNodes() async throws {
-        var cluster = try Cluster()
+        let (cluster, tokens) = try Self.twoNodes()
         defer { cluster.drop() }
-        try cluster.start(0)
-        try cluster.start(1)
-        let secret = try ServerSecret.load(secretFile: cluster.directories[0].path + "/dev.secret")
-        let tokens = try TokenAuthority(secret: secret)
         let rita = tokens.mint(subject: "rita", ttl: 3600)
         let admin = tokens.mint(subject: "root", ttl: 3600, admin: true)
         func call(_ node: Int, _ method: String, _ path: String, token: String, _ body: String? = nil) async throws -> Int {
@@ -104,12 +120,9 @@ import AccordTesting
     /// is a read-modify-write of one stored row, made under the group's cluster-wide lock
     /// from the row as stored (writing back the list a node held lost the other's adds).
     @Test func concurrentMemberChangesOnTwoNodesAllLand() async throws {
-        var cluster = try Cluster()
+        let (cluster, tokens) = try Self.twoNodes()
         defer { cluster.drop() }
-        try cluster.start(0)
-        try cluster.start(1)
-        let secret = try ServerSecret.load(secretFile: cluster.directories[0].path + "/dev.secret")
-        let admin = try TokenAuthority(secret: secret).mint(subject: "root", ttl: 3600, admin: true)
+        let admin = tokens.mint(subject: "root", ttl: 3600, admin: true)
         let ports = cluster.nodes.map(\.port)
         let users = (0..<24).map { "member-\($0)" }
         let statuses = try await Self.statuses(ofCalls: users.count, over: ports) { index, port in
@@ -131,12 +144,8 @@ import AccordTesting
     /// added to it through both nodes at once all stay (each node re-reads the row
     /// under the collection's cluster-wide lock; a `col` notice has the other re-read it).
     @Test func collectionsMadeOnOneNodeGrantOnTheOther() async throws {
-        var cluster = try Cluster()
+        let (cluster, tokens) = try Self.twoNodes()
         defer { cluster.drop() }
-        try cluster.start(0)
-        try cluster.start(1)
-        let secret = try ServerSecret.load(secretFile: cluster.directories[0].path + "/dev.secret")
-        let tokens = try TokenAuthority(secret: secret)
         let cora = tokens.mint(subject: "cora", ttl: 3600)
         let rita = tokens.mint(subject: "rita", ttl: 3600)
         let ports = cluster.nodes.map(\.port)
@@ -163,8 +172,7 @@ import AccordTesting
         let expected = Set(users + ["cora", "rita"])
         for node in 0..<2 {
             let members = try await Self.polled(until: expected) {
-                let answer = try await call(node, "GET", "/v1/collections/books", token: cora)
-                return Set(((answer.json as? [String: Any])?["members"] as? [String: Any])?.keys.map { $0 } ?? [])
+                Self.memberNames(try await call(node, "GET", "/v1/collections/books", token: cora))
             }
             #expect(members == expected, "node \(node) lists \(members.count) of \(expected.count)")
         }
@@ -174,12 +182,9 @@ import AccordTesting
     /// invitations to one address: each node changes the row as stored under its
     /// cluster-wide lock (from its cached row, the later write dropped the other's grants).
     @Test func concurrentSharesOnTwoNodesAllLand() async throws {
-        var cluster = try Cluster()
+        let (cluster, tokens) = try Self.twoNodes()
         defer { cluster.drop() }
-        try cluster.start(0)
-        try cluster.start(1)
-        let secret = try ServerSecret.load(secretFile: cluster.directories[0].path + "/dev.secret")
-        let olivia = try TokenAuthority(secret: secret).mint(subject: "olivia", ttl: 3600)
+        let olivia = tokens.mint(subject: "olivia", ttl: 3600)
         let ports = cluster.nodes.map(\.port)
         #expect(try await recordsCall(port: ports[0], "POST", "/v1/documents", token: olivia, body: #"{"id":"plans"}"#).status == 201)
         for node in 0..<2 {  // both nodes have read (and cached) the row before the grants
@@ -196,18 +201,15 @@ import AccordTesting
         let expected = Set(users)  // the owner is not among the members
         for port in ports {
             let members = try await Self.polled(until: expected) {
-                let answer = try await recordsCall(port: port, "GET", "/v1/documents/plans/permissions", token: olivia)
-                return Set(((answer.json as? [String: Any])?["members"] as? [String: Any])?.keys.map { $0 } ?? [])
+                Self.memberNames(try await recordsCall(port: port, "GET", "/v1/documents/plans/permissions", token: olivia))
             }
             #expect(members == expected, "port \(port) lists \(members.count) of \(expected.count)")
         }
     }
 
     @Test func concurrentCreatesOnTwoNodesAreAllListed() async throws {
-        var cluster = try Cluster()
+        let (cluster, _) = try Self.twoNodes()
         defer { cluster.drop() }
-        try cluster.start(0)
-        try cluster.start(1)
         let ports = cluster.nodes.map(\.port)
         let token = cluster.token
         let statuses = try await Self.statuses(ofCalls: 40, over: ports) { index, port in
