@@ -1,5 +1,6 @@
 @testable import AccordRecords
 import AccordCRDT
+import AccordTesting
 import AccordStore
 import Testing
 
@@ -36,7 +37,7 @@ import Testing
     @Test func theUpdateIsTheOneADocWritingTheRecordsMakes() throws {
         let index = try Self.index()
         let viaDoc = Doc(clientID: 300_000)
-        var random = SeededRandom(seed: 3)
+        var random = SplitMix64(seed: 3)
         for (model, write) in Self.writes {
             _ = try RecordBatchWrite(schema: model, index: index, document: "d")
                 .apply([write], to: viaDoc, milliseconds: 1_700_000_000_000, random: &random)
@@ -44,7 +45,7 @@ import Testing
 
         let existing = Doc(clientID: 300_000)
         var update = NewRecordsUpdate(client: 300_000, startClock: 0)
-        random = SeededRandom(seed: 3)
+        random = SplitMix64(seed: 3)
         var saved: [RecordData] = []
         for (model, write) in Self.writes {
             saved.append(try RecordBatchWrite(schema: model, index: index, document: "d")
@@ -74,7 +75,7 @@ import Testing
         let doc = Doc(clientID: 5)
         try RecordLayout.write(["text": "before"], id: "n0", model: Self.notes, in: doc)
         var update = NewRecordsUpdate(client: doc.clientID, startClock: doc.stateVector[doc.clientID])
-        var random = SeededRandom(seed: 1)
+        var random = SplitMix64(seed: 1)
         _ = try RecordBatchWrite(schema: Self.tasks, index: index, document: "d")
             .add(new: RecordWrite(id: "t9", values: ["title": "after"]), to: &update, existing: doc, milliseconds: 0, random: &random)
         let copy = Doc(clientID: 6)
@@ -94,7 +95,7 @@ import Testing
         if deleted { try RecordLayout.delete("n0", model: Self.notes, in: doc) }
         #expect(try doc.getMap(Self.notes.name).contains("n0") == !deleted)
         var update = NewRecordsUpdate(client: 5, startClock: doc.stateVector[5])
-        var random = SeededRandom(seed: 1)
+        var random = SplitMix64(seed: 1)
         let error = #expect(throws: AccordError.self) {
             try RecordBatchWrite(schema: Self.notes, index: try Self.index(), document: "d")
                 .add(new: RecordWrite(id: "n0", values: ["text": "again"]), to: &update, existing: doc, milliseconds: 0, random: &random)
@@ -113,7 +114,7 @@ import Testing
         let index = try Self.index()
         let existing = Doc(clientID: 4)
         var update = NewRecordsUpdate(client: 4, startClock: 0)
-        var random = SeededRandom(seed: 2)
+        var random = SplitMix64(seed: 2)
         for (model, write) in Self.writes {
             let record = try RecordBatchWrite(schema: model, index: index, document: "ingested")
                 .add(new: write, to: &update, existing: existing, milliseconds: 0, random: &random)
@@ -134,18 +135,5 @@ import Testing
             #expect(inserted.map(\.record) == projected.map(\.record), "\(model)")
             #expect(inserted.count == Self.writes.filter { $0.0.name == model }.count)
         }
-    }
-}
-
-/// A small seeded generator, so both ways draw the same ULIDs.
-private struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

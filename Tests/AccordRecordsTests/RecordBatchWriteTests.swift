@@ -1,5 +1,6 @@
 @testable import AccordRecords
 import AccordCRDT
+import AccordTesting
 import AccordStore
 import Testing
 
@@ -47,7 +48,7 @@ import Testing
     @Test func newRecordsGetDefaultsAndULIDsExistingOnesOnlyTheFieldsGiven() throws {
         let writer = try writer()
         let doc = Doc(clientID: 7)
-        var random = SplitRandom(seed: 1)
+        var random = SplitMix64(seed: 1)
         let ids = try writer.apply(
             [RecordWrite(values: ["title": "new"]), RecordWrite(id: "given", values: ["hours": 4])], to: doc,
             milliseconds: 1_700_000_000_000, random: &random)
@@ -64,18 +65,6 @@ import Testing
     }
 }
 
-/// A small seeded generator, so the test's ULIDs do not depend on the system's randomness.
-private struct SplitRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// What `write` returns is worked out from the record before and the changes, not read
 /// back from the document: it must equal what a read of the document returns.
