@@ -18,11 +18,12 @@ extension RecordIndex {
         _ document: DocumentID, doc: Doc, changes: [String: Set<String>], created: [String: Set<String>] = [:],
         models: [String: ModelSchema], sequence: UInt64, known: (model: ModelSchema, records: [String: RecordData])? = nil
     ) {
-        var rows: [PendingProjection.Row] = []
+        var grouped: [PendingProjection.ModelRows] = []
         var malformed = 0
         for (model, ids) in changes {
             guard let schema = models[model] else { continue }
-            rows.reserveCapacity(rows.count + ids.count)
+            var rows: [PendingProjection.Row] = []
+            rows.reserveCapacity(ids.count)
             let createdIDs = created[model] ?? []
             // The ids created are among those changed: when as many, all were (a batch of new records).
             let allCreated = createdIDs.count == ids.count
@@ -35,11 +36,12 @@ extension RecordIndex {
                     malformed += 1
                     record = nil
                 }
-                rows.append(PendingProjection.Row(schema: schema, id: id, record: record, created: allCreated || createdIDs.contains(id)))
+                rows.append(PendingProjection.Row(id: id, record: record, created: allCreated || createdIDs.contains(id)))
             }
+            grouped.append(PendingProjection.ModelRows(schema: schema, rows: rows))
         }
         let projection = PendingProjection(
-            document: document, rows: rows, malformed: malformed, stateVector: doc.encodeStateVector(), sequence: sequence)
+            document: document, models: grouped, malformed: malformed, stateVector: doc.encodeStateVector(), sequence: sequence)
         queue.append(projection) { [weak self] in self?.locked {} }
     }
 
@@ -115,40 +117,32 @@ extension RecordIndex {
     }
 
     /// Writes the rows of one projection (under the lock, inside a transaction) and
-    /// returns how many records it wrote or removed. Rows come grouped by model; each
-    /// model's records go in many per statement, the ones their transaction created
-    /// apart from the others.
+    /// returns how many records it wrote or removed. Each model's records go in many
+    /// per statement, the ones their transaction created apart from the others; a model
+    /// the index no longer has with the schema its rows were read with is skipped.
     private func writeRows(of projection: PendingProjection) throws(AccordError) -> Int {
         var projected = 0
         var written: [RecordData] = []
         var createdWritten: [RecordData] = []
-        var writtenTables: ModelTables?
-        func flush() throws(AccordError) {
-            if let modelTables = writtenTables {
-                if !written.isEmpty {
-                    try insertMany(written, into: modelTables, document: projection.document)
-                }
-                if !createdWritten.isEmpty {
-                    try insertMany(createdWritten, into: modelTables, document: projection.document, created: true)
-                }
-            }
+        for group in projection.models {
+            guard let modelTables = tables[group.schema.name], modelTables.schema == group.schema else { continue }
             written.removeAll(keepingCapacity: true)
             createdWritten.removeAll(keepingCapacity: true)
-        }
-        for row in projection.rows {
-            guard let modelTables = tables[row.schema.name], modelTables.schema == row.schema else { continue }
-            if writtenTables?.schema.name != modelTables.schema.name {
-                try flush()
-                writtenTables = modelTables
+            for row in group.rows {
+                if let record = row.record {
+                    if row.created { createdWritten.append(record) } else { written.append(record) }
+                } else {
+                    try deleteRow(row.id, of: modelTables, document: projection.document)
+                }
             }
-            if let record = row.record {
-                if row.created { createdWritten.append(record) } else { written.append(record) }
-            } else {
-                try deleteRow(row.id, of: modelTables, document: projection.document)
+            if !written.isEmpty {
+                try insertMany(written, into: modelTables, document: projection.document)
             }
-            projected += 1
+            if !createdWritten.isEmpty {
+                try insertMany(createdWritten, into: modelTables, document: projection.document, created: true)
+            }
+            projected += group.rows.count
         }
-        try flush()
         return projected
     }
 }
