@@ -135,6 +135,72 @@ import Testing
     }
 }
 
+/// String-set members live twice: as a JSON list in the record's row and one row each
+/// in a members table keyed by member. A member must leave that table with its record
+/// (or `$contains` would still find it), whatever its characters.
+@Suite struct StringSetMemberTests {
+    static let awkward = ["x\u{0}y", "say \"hi\"", "back\\slash", "é", "tab\there", ""]
+
+    @Test func membersOfAnyTextGoWithTheirRecordOnUpdateDeleteAndRemoval() throws {
+        let tasks = RecordIndexTests.tasks
+        let index = try RecordIndex(path: ":memory:")
+        try index.register([tasks])
+        let doc = Doc(clientID: 1)
+        let tracker = try RecordChangeTracker(doc: doc, models: [tasks])
+        try RecordLayout.write(["title": "a", "tags": .stringSet(StringSet(Self.awkward))], id: "t1", model: tasks, in: doc)
+        try RecordLayout.write(["title": "b", "tags": .stringSet(["keep"])], id: "t2", model: tasks, in: doc)
+        try index.project("inbox", doc: doc, changes: tracker.take())
+        #expect(try index.query("tasks").first { $0.id == "t1" }?["tags"] == .stringSet(StringSet(Self.awkward)))
+        for member in Self.awkward {
+            #expect(try index.count("tasks", filter: ["tags": ["$contains": .string(member)]]) == 1, "\(member.debugDescription)")
+        }
+        let facets = try index.aggregate("tasks", AggregateOptions(groupBy: [.field("tags")], operations: [.count]))
+        #expect(facets.count == Self.awkward.count + 1)
+        #expect(facets.contains { $0.values["tags"] == .string("x\u{0}y") })
+
+        // Every member but one removed: only that one still matches.
+        try RecordLayout.write(["tags": .stringSet(["é"])], id: "t1", model: tasks, in: doc)
+        try index.project("inbox", doc: doc, changes: tracker.take())
+        for member in Self.awkward {
+            #expect(try index.count("tasks", filter: ["tags": ["$contains": .string(member)]]) == (member == "é" ? 1 : 0))
+        }
+        // The record deleted: its last member goes too.
+        try RecordLayout.delete("t1", model: tasks, in: doc)
+        try index.project("inbox", doc: doc, changes: tracker.take())
+        #expect(try index.count("tasks", filter: ["tags": ["$contains": "é"]]) == 0)
+        // The document removed: every member of its records goes.
+        try index.remove("inbox")
+        #expect(try index.count("tasks", filter: ["tags": ["$contains": "keep"]]) == 0)
+        #expect(try index.aggregate("tasks", AggregateOptions(groupBy: [.field("tags")], operations: [.count])).allSatisfy {
+            $0.values["count"] == .number(0)
+        })
+    }
+
+    @Test func anIndexOfAnEarlierLayoutIsRebuiltFromItsDocuments() throws {
+        let tasks = RecordIndexTests.tasks
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/index.sqlite"
+        do {
+            // What layout 1 left: its tables, its version.
+            let old = try SQLiteConnection(path: path)
+            try old.execute("""
+                CREATE TABLE accord_index_documents (document TEXT PRIMARY KEY, state_vector BLOB NOT NULL, sequence INTEGER NOT NULL) WITHOUT ROWID;
+                INSERT INTO accord_index_documents VALUES ('inbox', x'00', 1);
+                CREATE TABLE "m_tasks_tags" (document TEXT NOT NULL, id TEXT NOT NULL, member TEXT NOT NULL, PRIMARY KEY (document, id, member)) WITHOUT ROWID;
+                PRAGMA user_version = 1;
+                """)
+        }
+        let index = try RecordIndex(path: path)
+        try index.register([tasks])
+        let doc = Doc(clientID: 1)
+        try RecordLayout.write(["title": "a", "tags": .stringSet(["x"])], id: "t1", model: tasks, in: doc)
+        // The old position is gone with the old tables: the document is projected whole.
+        #expect(try index.needsProjection("inbox", stateVector: doc.encodeStateVector(), sequence: 1))
+        try index.projectAll("inbox", doc: doc, sequence: 1)
+        #expect(try index.query("tasks", filter: ["tags": ["$contains": "x"]]).map(\.id) == ["t1"])
+    }
+}
+
 @Suite struct RecordIndexReopenTests {
     @Test func aDocumentChangedWhileTheIndexWasNotWatchingWritesOnlyWhatChanged() throws {
         let tasks = RecordIndexTests.tasks

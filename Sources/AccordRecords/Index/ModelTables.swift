@@ -2,11 +2,15 @@
 ///
 /// - `r_<model>`: one row per record per document, `document`, `id`, then one column
 ///   `f_<field>` per field, typed by the field: TEXT for `id`, `string` and `date`, REAL
-///   for `number`, INTEGER 0/1 for `boolean`, and for a string set the number of
-///   members. Absent and null are both NULL (one value, as filters define it).
-/// - `m_<model>_<field>`: the members of a string-set field, one row each.
-/// - an index `i_<model>_<field>` for every `indexed` field, and one by member for
-///   every string set.
+///   for `number`, INTEGER 0/1 for `boolean`, and for a string set its members as a
+///   JSON array of strings in code point order (``MemberList``). Absent and null are
+///   both NULL (one value, as filters define it).
+/// - `m_<model>_<field>`: the members of a string-set field, one row each, keyed by
+///   member first: what `$contains` and membership groups search by. Nothing else
+///   indexes it: a record's members are found through its row's JSON (to clear them,
+///   to load them), so each member costs one B-tree insert, not two (on the insert
+///   benchmark the second tree was about a fifth of the writer's SQLite time).
+/// - an index `i_<model>_<field>` for every `indexed` field.
 ///
 /// Model and field names are identifiers (checked by ``ModelSchema/validate()``), so
 /// they are safe inside quoted SQL names.
@@ -25,8 +29,8 @@ struct ModelTables {
     let upsertRowMarks: String
     /// ``upsertRowPrefix`` that leaves existing rows alone instead of replacing them.
     let insertRowPrefix: String
-    /// For each string set: its field and its members table.
-    let memberWrites: [(field: String, table: String)]
+    /// For each string set: its field, its members table and its column in ``records``.
+    let memberWrites: [(field: String, table: String, column: String)]
     /// The statements for a full chunk of ``RecordIndex/rowsPerStatement`` rows, made
     /// once (building them per chunk showed in profiles of bulk inserts).
     let fullChunk: FullChunkStatements
@@ -34,8 +38,8 @@ struct ModelTables {
     struct FullChunkStatements {
         let upsertRows: String
         let insertNewRows: String
-        /// By members table: clearing the members of a chunk's records, adding a chunk of members.
-        let clearMembers: [String: String]
+        /// Reading the member lists of a chunk's rows; by members table, adding a chunk of members.
+        let listedMembers: String
         let addMembers: [String: String]
     }
 
@@ -49,15 +53,14 @@ struct ModelTables {
         insertRowPrefix = "INSERT OR IGNORE INTO \(records) (\(columns.joined(separator: ", "))) VALUES "
         upsertRowMarks = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
         upsertRow = upsertRowPrefix + upsertRowMarks
-        memberWrites = stringSets.map { ($0.name, Self.members(schema.name, $0.name)) }
+        memberWrites = stringSets.map { ($0.name, Self.members(schema.name, $0.name), Self.column($0.name)) }
         let rows = RecordIndex.rowsPerStatement
         let allMarks = Array(repeating: upsertRowMarks, count: rows).joined(separator: ", ")
-        let tables = memberWrites.map(\.table)
         fullChunk = FullChunkStatements(
             upsertRows: upsertRowPrefix + allMarks,
             insertNewRows: insertRowPrefix + allMarks,
-            clearMembers: Dictionary(uniqueKeysWithValues: tables.map { ($0, Self.clearMembers(of: rows, in: $0)) }),
-            addMembers: Dictionary(uniqueKeysWithValues: tables.map { ($0, Self.addMembers(rows, to: $0)) }))
+            listedMembers: Self.listedMembers(of: rows, in: records, columns: memberWrites.map(\.column)),
+            addMembers: Dictionary(uniqueKeysWithValues: memberWrites.map { ($0.table, Self.addMembers(rows, to: $0.table)) }))
     }
 
     func members(_ field: String) -> String { Self.members(schema.name, field) }
@@ -81,10 +84,8 @@ struct ModelTables {
         var statements = ["CREATE TABLE \(records) (\(columns.joined(separator: ", "))) WITHOUT ROWID"]
         for field in stringSets {
             statements.append(
-                "CREATE TABLE \(members(field.name)) (document TEXT NOT NULL, id TEXT NOT NULL, member TEXT NOT NULL, "
-                    + "PRIMARY KEY (document, id, member)) WITHOUT ROWID")
-            statements.append(
-                "CREATE INDEX \"i_\(schema.name)_\(field.name)\" ON \(members(field.name)) (member, document, id)")
+                "CREATE TABLE \(members(field.name)) (member TEXT NOT NULL, document TEXT NOT NULL, id TEXT NOT NULL, "
+                    + "PRIMARY KEY (member, document, id)) WITHOUT ROWID")
         }
         for field in valueFields where field.indexed && field.type != .stringSet {
             statements.append("CREATE INDEX \"i_\(schema.name)_\(field.name)\" ON \(records) (\(column(field.name)))")
@@ -99,9 +100,9 @@ struct ModelTables {
 
     static func affinity(_ type: FieldType) -> String {
         switch type {
-        case .id, .string, .date: "TEXT"
+        case .id, .string, .date, .stringSet: "TEXT"
         case .number: "REAL"
-        case .boolean, .stringSet: "INTEGER"
+        case .boolean: "INTEGER"
         }
     }
 }

@@ -12,18 +12,18 @@ extension RecordIndex {
             let condition = Self.condition(plan.predicate, options.documents, modelTables)
             var select: [String] = []
             var selectParameters: [SQLiteValue] = []
-            var join = ""
+            var source = modelTables.records
             for (index, group) in plan.groups.enumerated() {
                 switch group {
                 case .scalar(let field):
                     select.append("r.\(modelTables.column(field.name)) AS g\(index)")
                 case .facet(let field):
-                    join = " LEFT JOIN \(modelTables.members(field.name)) f ON f.document = r.document AND f.id = r.id"
-                    select.append("f.member AS g\(index)")
+                    source = Self.facetSource(field, modelTables)
+                    select.append("r.accord_member AS g\(index)")
                 case .membership(let field, let member):
                     select.append(
-                        "CASE WHEN EXISTS (SELECT 1 FROM \(modelTables.members(field.name)) mm WHERE mm.document = r.document "
-                            + "AND mm.id = r.id AND mm.member = ?) THEN 'true' ELSE 'false' END AS g\(index)")
+                        "CASE WHEN EXISTS (SELECT 1 FROM \(modelTables.members(field.name)) mm WHERE mm.member = ? "
+                            + "AND mm.document = r.document AND mm.id = r.id) THEN 'true' ELSE 'false' END AS g\(index)")
                     selectParameters.append(.text(member))
                 }
             }
@@ -38,7 +38,7 @@ extension RecordIndex {
                 }
                 select.append("\(expression) AS o\(index)")
             }
-            var sql = "SELECT \(select.joined(separator: ", ")) FROM \(modelTables.records) r\(join) WHERE \(condition.sql)"
+            var sql = "SELECT \(select.joined(separator: ", ")) FROM \(source) r WHERE \(condition.sql)"
             let groupColumns = plan.groups.indices.map { "g\($0)" }
             if !groupColumns.isEmpty { sql += " GROUP BY \(groupColumns.joined(separator: ", "))" }
             var order: [String] = []
@@ -80,6 +80,19 @@ extension RecordIndex {
             }
             return rows
         }
+    }
+
+    /// The records of a string-set facet, one row per member (its columns plus
+    /// `accord_member`) and one with a null member for each record without any, to
+    /// stand for the model's table (aliased `r`, so filters and operations read it
+    /// unchanged). Driven from the members table, which is keyed by member and has no
+    /// index by record: joined the other way, each record would scan the whole table
+    /// (`CROSS JOIN` keeps SQLite to this order).
+    private static func facetSource(_ field: FieldSchema, _ modelTables: ModelTables) -> String {
+        let column = modelTables.column(field.name)
+        return "(SELECT r.*, f.member AS accord_member FROM \(modelTables.members(field.name)) f CROSS JOIN "
+            + "\(modelTables.records) r ON r.document = f.document AND r.id = f.id UNION ALL "
+            + "SELECT r.*, NULL AS accord_member FROM \(modelTables.records) r WHERE r.\(column) IS NULL OR r.\(column) = '[]')"
     }
 
     /// The SELECT alias holding a group or result key.

@@ -41,23 +41,22 @@ extension RecordIndex {
                 try connection.cachedStatement(modelTables.insertNewRows(chunk.count)).runBorrowingTexts(values)
                 fresh = connection.changes == chunk.count
             }
+            // A chunk not all new first clears the members its rows list now (before
+            // the rows change: the row's JSON is how its members are found).
             if !fresh {
+                try clearMembers(of: chunk.map(\.id), in: modelTables, document: document)
                 allFresh = false
                 try connection.cachedStatement(modelTables.upsertRows(chunk.count)).runBorrowingTexts(values)
             }
             for members in modelTables.memberWrites {
-                if !fresh {
-                    try connection.cachedStatement(modelTables.clearMembers(of: chunk.count, in: members.table))
-                        .run([documentValue] + chunk.map { .text($0.id) })
-                }
                 var added: [SQLiteValue] = []
                 added.reserveCapacity(Self.rowsPerStatement * 3)
                 for record in chunk {
                     guard case .stringSet(let set)? = record.values[members.field] else { continue }
                     for member in set {
+                        added.append(.text(member))
                         added.append(documentValue)
                         added.append(.text(record.id))
-                        added.append(.text(member))
                         if added.count == Self.rowsPerStatement * 3 {
                             try connection.cachedStatement(modelTables.addMembers(Self.rowsPerStatement, to: members.table))
                                 .runBorrowingTexts(added)
@@ -88,10 +87,11 @@ extension ModelTables {
         return insertRowPrefix + Array(repeating: upsertRowMarks, count: rows).joined(separator: ", ")
     }
 
-    /// ``clearMembers(of:in:)``, made once for a full chunk.
-    func clearMembers(of rows: Int, in table: String) -> String {
-        if rows == RecordIndex.rowsPerStatement, let made = fullChunk.clearMembers[table] { return made }
-        return Self.clearMembers(of: rows, in: table)
+    /// Reads the member lists of `rows` records of one document (`?` the document, then
+    /// `rows` ids): made once for a full chunk.
+    func listedMembers(of rows: Int) -> String {
+        if rows == RecordIndex.rowsPerStatement { return fullChunk.listedMembers }
+        return Self.listedMembers(of: rows, in: records, columns: memberWrites.map(\.column))
     }
 
     /// ``addMembers(_:to:)``, made once for a full chunk.
@@ -100,12 +100,14 @@ extension ModelTables {
         return Self.addMembers(rows, to: table)
     }
 
-    /// Clears the members of `rows` records of one document from a members table.
-    static func clearMembers(of rows: Int, in table: String) -> String {
-        "DELETE FROM \(table) WHERE document = ? AND id IN (\(Array(repeating: "?", count: rows).joined(separator: ", ")))"
+    /// Selects the id and the member lists (one column per string set, in
+    /// ``memberWrites`` order) of `rows` records of one document.
+    static func listedMembers(of rows: Int, in records: String, columns: [String]) -> String {
+        let ids = Array(repeating: "?", count: rows).joined(separator: ", ")
+        return "SELECT id, \(columns.joined(separator: ", ")) FROM \(records) WHERE document = ? AND id IN (\(ids))"
     }
 
-    /// Adds `rows` members (document, id, member) to a members table. `OR IGNORE`
+    /// Adds `rows` members (member, document, id) to a members table. `OR IGNORE`
     /// although no member is ever there already (a record's members are cleared, or
     /// known absent, first): a many-row statement that may abort on a constraint makes
     /// SQLite keep a statement journal, a copy of every page it changes; one that cannot

@@ -62,9 +62,6 @@ extension RecordIndex {
             }
             results.append(IndexedRecord(document: document, record: RecordData(id: row.text(1), values: values)))
         }
-        for field in modelTables.stringSets {
-            try Self.loadMembers(of: field.name, into: &results, modelTables, connection)
-        }
         return results
     }
 
@@ -146,42 +143,8 @@ extension RecordIndex {
         case .id, .string, .date: return .string(row.text(column))
         case .number: return .number(row.double(column))
         case .boolean: return .bool(row.int64(column) != 0)
-        case .stringSet: return .stringSet([])  // members are loaded next
-        }
-    }
-
-    /// Fills in the members of `field` for every result that has the field. One
-    /// statement per document and chunk of up to 64 records (`id IN (...)`, a primary
-    /// key search), not one per record: binding, stepping and resetting a statement per
-    /// result row cost about as much as decoding the row itself (`accord-bench records`:
-    /// query_indexed_eq went from 2.1× to 1.3× a hand-written schema). At most 64
-    /// statement texts per field are cached, one per chunk size.
-    private static func loadMembers(
-        of field: String, into results: inout [IndexedRecord], _ modelTables: ModelTables, _ connection: SQLiteConnection
-    ) throws(AccordError) {
-        var byDocument: [DocumentID: [Int]] = [:]
-        for index in results.indices where results[index].record.values[field] != nil {
-            byDocument[results[index].document, default: []].append(index)
-        }
-        for (document, indices) in byDocument {
-            var start = 0
-            while start < indices.count {
-                let chunk = indices[start..<min(start + 64, indices.count)]
-                start += chunk.count
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                var parameters: [SQLiteValue] = [.text(document.rawValue)]
-                parameters.reserveCapacity(chunk.count + 1)
-                for index in chunk { parameters.append(.text(results[index].id)) }
-                // Keyed by UTF-8 bytes: ids are distinct by code points, and two canonically
-                // equivalent Swift strings are one dictionary key.
-                var members: [[UInt8]: [String]] = [:]
-                try connection.cachedStatement(
-                    "SELECT id, member FROM \(modelTables.members(field)) WHERE document = ? AND id IN (\(marks))"
-                ).forEachRow(parameters) { row in members[Array(row.text(0).utf8), default: []].append(row.text(1)) }
-                for index in chunk {
-                    results[index].record.values[field] = .stringSet(StringSet(members[Array(results[index].id.utf8)] ?? []))
-                }
-            }
+        // Written by MemberList; an unreadable list (the file changed by hand) reads as empty.
+        case .stringSet: return .stringSet(MemberList.set(row.text(column)) ?? [])
         }
     }
 }

@@ -98,7 +98,7 @@ struct SQLPredicate {
         case .hasMember(let field, let member):
             guard tables.schema.field(field)?.type == .stringSet else { return .never }
             return SQLPredicate(
-                sql: "EXISTS (SELECT 1 FROM \(tables.members(field)) m WHERE m.document = r.document AND m.id = r.id AND m.member = ?)",
+                sql: "EXISTS (SELECT 1 FROM \(tables.members(field)) m WHERE m.member = ? AND m.document = r.document AND m.id = r.id)",
                 parameters: [.text(member)])
         case .exists(let field, let present):
             guard tables.schema.field(field) != nil else { return present ? .never : .always }

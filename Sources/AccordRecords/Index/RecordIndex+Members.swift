@@ -1,0 +1,49 @@
+import AccordCRDT
+import AccordStore
+
+extension RecordIndex {
+    /// Removes from the members tables the members that the rows of `ids` in `document`
+    /// list now (run before those rows change or go). The members tables have no index
+    /// by record, so a record's members are found through its row, and each is removed
+    /// by its key. The lists are read here rather than with SQLite's `json_each`, which
+    /// cuts a member at U+0000 (and a member left behind would still match `$contains`).
+    func clearMembers(of ids: [String], in modelTables: ModelTables, document: DocumentID) throws(AccordError) {
+        guard !modelTables.memberWrites.isEmpty, !ids.isEmpty else { return }
+        let documentValue = SQLiteValue.text(document.rawValue)
+        var listed: [(id: String, lists: [String?])] = []
+        try connection.cachedStatement(modelTables.listedMembers(of: ids.count))
+            .forEachRow([documentValue] + ids.map { .text($0) }) { row in
+                listed.append((row.text(0), modelTables.memberWrites.indices.map { Self.optionalText(row, Int32($0 + 1)) }))
+            }
+        try removeMembers(listed, from: modelTables, document: documentValue)
+    }
+
+    /// Removes from the members tables every member of `document`'s records.
+    func clearMembers(ofDocument document: DocumentID, in modelTables: ModelTables) throws(AccordError) {
+        guard !modelTables.memberWrites.isEmpty else { return }
+        let documentValue = SQLiteValue.text(document.rawValue)
+        let columns = modelTables.memberWrites.map(\.column).joined(separator: ", ")
+        var listed: [(id: String, lists: [String?])] = []
+        try connection.cachedStatement("SELECT id, \(columns) FROM \(modelTables.records) WHERE document = ?")
+            .forEachRow([documentValue]) { row in
+                listed.append((row.text(0), modelTables.memberWrites.indices.map { Self.optionalText(row, Int32($0 + 1)) }))
+            }
+        try removeMembers(listed, from: modelTables, document: documentValue)
+    }
+
+    private func removeMembers(
+        _ listed: [(id: String, lists: [String?])], from modelTables: ModelTables, document: SQLiteValue
+    ) throws(AccordError) {
+        for (position, members) in modelTables.memberWrites.enumerated() {
+            let delete = try connection.cachedStatement("DELETE FROM \(members.table) WHERE member = ? AND document = ? AND id = ?")
+            for (id, lists) in listed {
+                guard let list = lists[position], let set = MemberList.set(list) else { continue }
+                for member in set { try delete.run([.text(member), document, .text(id)]) }
+            }
+        }
+    }
+
+    private static func optionalText(_ row: SQLiteStatement, _ column: Int32) -> String? {
+        row.isNull(column) ? nil : row.text(column)
+    }
+}
