@@ -116,6 +116,15 @@ final class HandWrittenTasks {
         return groups
     }
 
+    /// Tasks by tag, a task once per tag and the untagged ones under nil, by tag.
+    func countByTag() throws(AccordError) -> [(tag: String?, count: Int)] {
+        var groups: [(String?, Int)] = []
+        try connection.cachedStatement(
+            "SELECT g.tag, count(*) FROM tasks t LEFT JOIN task_tags g ON g.task = t.id GROUP BY g.tag ORDER BY g.tag"
+        ).forEachRow { row in groups.append((row.isNull(0) ? nil : row.text(0), Int(row.int64(1)))) }
+        return groups
+    }
+
     /// Bytes of the database: `page_count × page_size` (the WAL's pages included, as
     /// the connection sees them).
     func sizeBytes() throws(AccordError) -> Int { try Self.sizeBytes(connection) }

@@ -26,7 +26,7 @@ struct RecordsBenchmark: Sendable {
     /// The measurement names `--only` takes (sizes without their `_<N>`).
     static let names = [
         "insert_batch", "sizes", "query_indexed_eq", "query_range_sort_limit20", "query_containsText",
-        "query_has_tag_limit20", "count_filtered", "aggregate_groupby", "save_one_visible", "reopen",
+        "query_has_tag_limit20", "count_filtered", "aggregate_groupby", "aggregate_facet", "save_one_visible", "reopen",
     ]
 
     func wants(_ name: String) -> Bool { only?.contains(name) ?? true }
@@ -49,7 +49,7 @@ struct RecordsBenchmark: Sendable {
               1,000, through ClientRecords.saveBatch, until the index holds them all) and
               insert_batch_saved_<N> (until the saves returned, durable), query_indexed_eq,
               query_range_sort_limit20, query_containsText, query_has_tag_limit20,
-              count_filtered, aggregate_groupby, save_one_visible (µs), index_file_<N> and
+              count_filtered, aggregate_groupby, aggregate_facet, save_one_visible (µs), index_file_<N> and
               resident_client_<N> (bytes), reopen_unchanged_<N> and reopen_10_changed_<N>
               (ms: open the records index and catch the document up). --quick: 10,000
               records, fewer samples. --only (for profiling) takes insert_batch, sizes, a query

@@ -72,6 +72,16 @@ struct RecordsQuery {
                         "\(group.category):\(Self.text(.number(Double(group.count)))):\(Self.text(.number(group.hours)))"
                     }
                 }),
+            RecordsQuery(
+                name: "aggregate_facet",
+                note: "group by tags, each member its own group and records without tags one null group (11 groups): count",
+                accord: { records, _ in
+                    let options = AggregateOptions(groupBy: [.field("tags")], operations: [.count])
+                    return try records.aggregate(model, options).map { row in "\(Self.text(row["tags"])):\(Self.text(row["value"]))" }
+                },
+                handWritten: { tasks, _ in
+                    try tasks.countByTag().map { group in "\(Self.text(group.tag.map { .string($0) })):\(Self.text(.number(Double(group.count))))" }
+                }),
         ]
     }
 
