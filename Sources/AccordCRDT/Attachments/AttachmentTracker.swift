@@ -72,6 +72,9 @@ final class AttachmentTracker {
     /// Records what the structs of `client` from clock `start` on hold.
     private func scanInserted(_ store: Store, client: ClientIndex, from start: UInt32) {
         guard let first = store.findIndex(client: client, clock: start) else { return }
+        // A map can hold a blob only once the blob key was ever used in this document:
+        // looked up once here, not for every map inserted (a record is one or two).
+        let blobKeyUsed = store.keyIndex[BlobRef.key] != nil
         let structs = store.clientStructs[Int(client)]
         for position in first..<structs.count {
             let ref = structs[position]
@@ -79,8 +82,10 @@ final class AttachmentTracker {
             guard !item.deleted else { continue }
             switch item.kind {
             case .any, .json:
-                let values = store.values(of: item)
-                for (offset, value) in values.enumerated() where BlobRef.mayContain(value) {
+                // Only arrays and objects can hold a blob; most values are neither.
+                let range = Int(item.a)..<Int(item.a + item.length)
+                guard store.valuePool[range].contains(where: BlobRef.mayContain) else { continue }
+                for (offset, value) in store.values(of: item).enumerated() where BlobRef.mayContain(value) {
                     let clock = item.clock + UInt32(offset)
                     guard clock >= start else { continue }
                     var found: [BlobRef] = []
@@ -93,7 +98,7 @@ final class AttachmentTracker {
                 BlobRef.collect(from: value, into: &found)
                 if !found.isEmpty { set(client: client, clock: item.clock, found) }
             case .type:
-                guard item.clock >= start, store.types[Int(item.a)].kind == .map,
+                guard blobKeyUsed, item.clock >= start, store.types[Int(item.a)].kind == .map,
                     let blob = Self.mapBlob(store, type: Int32(item.a))
                 else { continue }
                 set(client: client, clock: item.clock, [blob])

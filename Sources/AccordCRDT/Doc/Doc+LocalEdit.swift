@@ -44,6 +44,19 @@ extension Doc {
         }
     }
 
+    /// ``mapSet(type:key:_:)`` for one plain value (not bytes, which are Binary content):
+    /// stored straight into the value pool, without the one-element array that
+    /// `StructContent.any` would make and drop for every field of every record saved.
+    @discardableResult
+    func mapSetValue(type t: Int32, key: String, _ value: AnyValue) throws(AccordError) -> ItemRef {
+        try checkAlive(t)
+        return try withTransaction { (tr) throws(AccordError) in
+            let k = store.intern(key: key)
+            let left = store.types[Int(t)].map[k] ?? noItem
+            return store.insertLocalValue(value, type: t, left: left, parentSub: k, &tr)
+        }
+    }
+
     func mapDelete(type t: Int32, key: String) throws(AccordError) {
         try checkAlive(t)
         guard let k = store.keyIndex[key], let ref = store.types[Int(t)].map[k], !store.items[Int(ref)].deleted else { return }

@@ -96,6 +96,19 @@ extension Store {
         return text.count - start
     }
 
+    /// A new map entry holding one plain value, after `left` (the key's current item):
+    /// ``insertLocalItem(_:type:left:right:parentSub:_:)`` for `.any([value])`, with the
+    /// value appended to the pool directly.
+    mutating func insertLocalValue(_ value: AnyValue, type t: Int32, left: ItemRef, parentSub: Int32,
+                                   _ tr: inout TransactionState) -> ItemRef {
+        let origin = left == noItem ? nil : StoreID(client: items[Int(left)].client, clock: items[Int(left)].lastClock)
+        let offset = UInt32(valuePool.count)
+        valuePool.append(value)
+        return integrateNewItem(kind: .any, a: offset, b: 0, length: 1, client: tr.ownClient,
+                                clock: clientState[Int(tr.ownClient)], origin: origin, rightOrigin: nil,
+                                left: left, right: noItem, parent: t, parentSub: parentSub, &tr)
+    }
+
     /// Integrates a new local item holding `content` between `left` and `right`.
     /// Text in a list goes through ``insertLocalText(units:type:left:right:_:)``.
     @discardableResult

@@ -57,7 +57,11 @@ public struct YMap {
     /// Sets `key` to a plain value.
     /// - Throws: ``ErrorCode/invalidType`` when this map was deleted.
     public func set(_ key: String, _ value: AnyValue) throws(AccordError) {
-        try doc.mapSet(type: type, key: key, Doc.content(for: value))
+        if case .bytes = value {
+            try doc.mapSet(type: type, key: key, Doc.content(for: value))
+        } else {
+            try doc.mapSetValue(type: type, key: key, value)
+        }
     }
 
     /// Sets `key` to a new, empty nested map and returns it.
