@@ -51,15 +51,19 @@ package struct RecordBatchWrite {
         _ writes: [RecordWrite], to doc: Doc, milliseconds: UInt64, random: inout R,
         willWrite: ([RecordData]) -> Void = { _ in }
     ) throws(AccordError) -> [RecordData] {
+        // The model's root map, found once for the batch (by name: a hashed look-up).
+        let root = try doc.getMap(schema.name)
         var prepared: [Prepared] = []
         prepared.reserveCapacity(writes.count)
         // A record written twice in one batch reads, the second time, as the first left it.
         var earlier: [String: Int] = [:]
         for (position, write) in writes.enumerated() {
             do throws(AccordError) {
-                var record = try prepare(write, in: doc, milliseconds: milliseconds, random: &random)
+                var record = try prepare(write, inRoot: root, milliseconds: milliseconds, random: &random)
                 if let previous = earlier.updateValue(prepared.count, forKey: record.id) {
                     record.saved = Self.applying(record.changes, to: prepared[previous].saved)
+                    // The earlier write creates it.
+                    record.isNew = false
                 }
                 prepared.append(record)
             } catch {
@@ -74,7 +78,13 @@ package struct RecordBatchWrite {
         do {
             try doc.transact {
                 for record in prepared {
-                    try RecordLayout.write(checked: record.changes, id: record.id, model: schema, in: doc)
+                    // A record new to the document (its first write in the batch) goes
+                    // straight into a new map.
+                    if record.isNew {
+                        try RecordLayout.writeNew(checked: record.changes, id: record.id, into: root)
+                    } else {
+                        try RecordLayout.write(checked: record.changes, id: record.id, into: root)
+                    }
                 }
             }
         } catch let error as AccordError {
@@ -92,11 +102,21 @@ package struct RecordBatchWrite {
         var values: [String: RecordValue]
         var changes: [(field: String, value: RecordValue?)]
         var saved: [String: RecordValue]
+        /// The document holds no record with this id, and no earlier write of the batch
+        /// creates it.
+        var isNew = false
     }
 
     /// One record with its id resolved and, when new, its defaults filled; checked.
     func prepare<R: RandomNumberGenerator>(
         _ write: RecordWrite, in doc: Doc, milliseconds: UInt64, random: inout R
+    ) throws(AccordError) -> Prepared {
+        try prepare(write, inRoot: try doc.getMap(schema.name), milliseconds: milliseconds, random: &random)
+    }
+
+    /// ``prepare(_:in:milliseconds:random:)`` with the model's root map already found.
+    func prepare<R: RandomNumberGenerator>(
+        _ write: RecordWrite, inRoot root: YMap, milliseconds: UInt64, random: inout R
     ) throws(AccordError) -> Prepared {
         let id: String
         if let given = write.id {
@@ -106,7 +126,7 @@ package struct RecordBatchWrite {
         }
         var values = write.values
         values[ModelSchema.idField] = nil
-        let existing = try RecordLayout.record(id, of: schema, in: doc)
+        let existing = try RecordLayout.record(id, of: schema, inRoot: root)
         if existing == nil {
             for field in filledFields where values[field.name] == nil && !write.removing.contains(field.name) {
                 if let value = field.defaultValue {
@@ -120,7 +140,7 @@ package struct RecordBatchWrite {
         // A new record without nulls reads back as exactly the values written.
         let saved = existing == nil && !values.values.contains(.null)
             ? values : Self.applying(changes, to: existing?.values ?? [:])
-        return Prepared(id: id, values: values, changes: changes, saved: saved)
+        return Prepared(id: id, values: values, changes: changes, saved: saved, isNew: existing == nil)
     }
 
     /// What a read returns once `changes` are written over a record holding `values`:

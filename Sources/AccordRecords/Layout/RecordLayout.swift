@@ -32,7 +32,12 @@ public enum RecordLayout {
     /// The record `id` of `model`: nil when there is none, `INVALID_ARGUMENT` when the
     /// document holds one that breaks the schema.
     public static func record(_ id: String, of model: ModelSchema, in doc: Doc) throws(AccordError) -> RecordData? {
-        guard let content = try doc.getMap(model.name).get(id) else { return nil }
+        try record(id, of: model, inRoot: try doc.getMap(model.name))
+    }
+
+    /// ``record(_:of:in:)`` with the model's root map already found (a batch finds it once).
+    static func record(_ id: String, of model: ModelSchema, inRoot root: YMap) throws(AccordError) -> RecordData? {
+        guard let content = root.get(id) else { return nil }
         guard let record = decode(id: id, content, model: model) else {
             throw AccordError(
                 .invalidArgument, "Model \"\(model.name)\": record \"\(id)\" in the document does not match the schema.",
@@ -71,21 +76,39 @@ public enum RecordLayout {
     ) throws(AccordError) {
         let root = try doc.getMap(model.name)
         do {
-            try doc.transact {
-                let record: YMap
-                if case .map(let existing)? = root.get(id) {
-                    record = existing
-                } else {
-                    record = try root.setMap(id)
-                }
-                for (field, value) in checked {
-                    try write(value, field: field, into: record)
-                }
-            }
+            try doc.transact { try write(checked: checked, id: id, into: root) }
         } catch let error as AccordError {
             throw error
         } catch {
             throw AccordError(.invalidArgument, "writing record \"\(id)\" failed: \(error)")
+        }
+    }
+
+    /// Writes checked changes into record `id` of the model whose root map is `root`,
+    /// creating the record if needed (inside the caller's transaction).
+    static func write(checked: [(field: String, value: RecordValue?)], id: String, into root: YMap) throws(AccordError) {
+        if case .map(let record)? = root.get(id) {
+            for (field, value) in checked { try write(value, field: field, into: record) }
+        } else {
+            try writeNew(checked: checked, id: id, into: root)
+        }
+    }
+
+    /// Writes checked changes as record `id`, which `root` does not hold (the caller
+    /// looked): every value set straight into a new map, with no look-up of what the
+    /// record held (a batch of new records is the hot path of inserts).
+    static func writeNew(checked: [(field: String, value: RecordValue?)], id: String, into root: YMap) throws(AccordError) {
+        let record = try root.setMap(id)
+        for (field, value) in checked {
+            switch value {
+            case nil:
+                continue
+            case .stringSet(let members)?:
+                let set = try record.setMap(field)
+                for member in members { try set.set(member, .bool(true)) }
+            case let value?:
+                try record.set(field, FieldCoding.content(value))
+            }
         }
     }
 

@@ -6,19 +6,23 @@ package enum ISODate {
     static let length = 24
 
     static func isCanonical(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == length else { return false }
-        let digits = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22]
-        guard digits.allSatisfy({ (0x30...0x39).contains(bytes[$0]) }),
-              bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54, bytes[13] == 0x3A, bytes[16] == 0x3A,
-              bytes[19] == 0x2E, bytes[23] == 0x5A
-        else { return false }
-        func number(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 10 + Int(bytes[$1] - 0x30) } }
-        let month = number(5..<7)
-        let day = number(8..<10)
-        return (1...12).contains(month) && (1...31).contains(day) && number(11..<13) < 24 && number(14..<16) < 60
-            && number(17..<19) < 60
+        // On the string's own UTF-8, with no copy: every date field of every saved
+        // record is checked here.
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count == length else { return false }
+            for index in digitPositions where !(0x30...0x39).contains(bytes[index]) { return false }
+            guard bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54, bytes[13] == 0x3A, bytes[16] == 0x3A,
+                bytes[19] == 0x2E, bytes[23] == 0x5A
+            else { return false }
+            func number(_ at: Int) -> Int { Int(bytes[at] - 0x30) * 10 + Int(bytes[at + 1] - 0x30) }
+            return (1...12).contains(number(5)) && (1...31).contains(number(8)) && number(11) < 24 && number(14) < 60
+                && number(17) < 60
+        }
     }
+
+    /// Where a canonical text has its digits.
+    private static let digitPositions = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22]
 
     /// The canonical text of `secondsSince1970` (milliseconds kept, rounded down),
     /// for years 0000 through 9999.
