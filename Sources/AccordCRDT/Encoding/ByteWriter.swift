@@ -15,12 +15,19 @@ public struct ByteWriter: Sendable {
         bytes.append(contentsOf: raw)
     }
 
-    /// Little-endian base-128, 7 bits per byte, 0x80 marks "more follows".
+    /// Little-endian base-128, 7 bits per byte, 0x80 marks "more follows". The one-byte
+    /// case (most lengths, clocks of small documents, info bytes' neighbours) is inlined
+    /// into its callers: an update writes several of these per item.
+    @inline(__always)
     public mutating func writeVarUInt(_ value: UInt64) {
         if value < 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: value))
             return
         }
+        writeLongVarUInt(value)
+    }
+
+    private mutating func writeLongVarUInt(_ value: UInt64) {
         var v = value
         while v > 0x7f {
             bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)

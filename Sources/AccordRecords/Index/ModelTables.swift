@@ -18,6 +18,8 @@ struct ModelTables {
     let schema: ModelSchema
     /// The declared fields other than `id`, in schema order: the columns after `id`.
     let valueFields: [FieldSchema]
+    /// Their names (walking the names copies no ``FieldSchema`` per row written).
+    let valueFieldNames: [String]
     let stringSets: [FieldSchema]
     let records: String
     /// Writes one record's row, replacing the one it had (made once: projection runs
@@ -46,6 +48,7 @@ struct ModelTables {
     init(schema: ModelSchema) {
         self.schema = schema
         valueFields = schema.fields.filter { $0.name != ModelSchema.idField }
+        valueFieldNames = valueFields.map(\.name)
         stringSets = valueFields.filter { $0.type == .stringSet }
         records = "\"r_\(schema.name)\""
         let columns = ["document", "id"] + valueFields.map { Self.column($0.name) }

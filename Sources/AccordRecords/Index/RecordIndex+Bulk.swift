@@ -34,7 +34,7 @@ extension RecordIndex {
             for record in chunk {
                 values.append(documentValue)
                 values.append(.text(record.id))
-                for field in modelTables.valueFields { values.append(Self.column(record.values[field.name])) }
+                for name in modelTables.valueFieldNames { values.append(Self.column(record.values[name])) }
             }
             var fresh = false
             if created {

@@ -130,12 +130,16 @@ public enum RecordLayout {
         var checked: [(field: String, value: RecordValue?)] = []
         checked.reserveCapacity(values.count + removing.count)
         var named = 0
-        for field in model.fields where field.name != ModelSchema.idField {
-            if let value = values[field.name] {
-                checked.append((field.name, try FieldCoding.check(value, for: field, model: model.name)))
+        // By index, not `for field in`: that copied every field's schema per record.
+        let fields = model.fields
+        for position in fields.indices {
+            let name = fields[position].name
+            guard name != ModelSchema.idField else { continue }
+            if let value = values[name] {
+                checked.append((name, try FieldCoding.check(value, for: fields[position], model: model.name)))
                 named += 1
-            } else if removing.contains(field.name) {
-                checked.append((field.name, nil))
+            } else if !removing.isEmpty, removing.contains(name) {
+                checked.append((name, nil))
                 named += 1
             }
         }

@@ -136,9 +136,16 @@ public final class SQLiteStatement {
     /// `SQLITE_STATIC`, and the bindings are cleared before the buffer is let go.
     public func runBorrowingTexts(_ values: [SQLiteValue]) throws(AccordError) {
         reset()
-        var bytes: [UInt8] = []
+        // Sized once, then each text copied from its own UTF-8 (the element-wise append
+        // of a UTF-8 view showed in profiles of the records index writer).
+        var total = 1
         for value in values {
-            if case .text(let text) = value { bytes.append(contentsOf: text.utf8) }
+            if case .text(let text) = value { total += text.utf8.count }
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(total)
+        for value in values {
+            if case .text(var text) = value { text.withUTF8 { bytes.append(contentsOf: $0) } }
         }
         // Never empty, so every text (an empty one too) gets a non-null pointer: SQLite
         // reads a null pointer as NULL.
