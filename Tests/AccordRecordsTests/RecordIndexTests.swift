@@ -139,7 +139,7 @@ import Testing
 /// in a members table keyed by member. A member must leave that table with its record
 /// (or `$contains` would still find it), whatever its characters.
 @Suite struct StringSetMemberTests {
-    static let awkward = ["x\u{0}y", "say \"hi\"", "back\\slash", "é", "tab\there", ""]
+    static let awkward = ["x\u{0}y", "say \"hi\"", "back\\slash", "é", "e\u{301}", "tab\there", ""]
 
     @Test func membersOfAnyTextGoWithTheirRecordOnUpdateDeleteAndRemoval() throws {
         let tasks = RecordIndexTests.tasks
@@ -162,7 +162,7 @@ import Testing
         try RecordLayout.write(["tags": .stringSet(["é"])], id: "t1", model: tasks, in: doc)
         try index.project("inbox", doc: doc, changes: tracker.take())
         for member in Self.awkward {
-            #expect(try index.count("tasks", filter: ["tags": ["$contains": .string(member)]]) == (member == "é" ? 1 : 0))
+            #expect(try index.count("tasks", filter: ["tags": ["$contains": .string(member)]]) == (member.utf8.elementsEqual("é".utf8) ? 1 : 0))
         }
         // The record deleted: its last member goes too.
         try RecordLayout.delete("t1", model: tasks, in: doc)

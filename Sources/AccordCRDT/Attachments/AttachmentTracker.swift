@@ -74,7 +74,7 @@ final class AttachmentTracker {
         guard let first = store.findIndex(client: client, clock: start) else { return }
         // A map can hold a blob only once the blob key was ever used in this document:
         // looked up once here, not for every map inserted (a record is one or two).
-        let blobKeyUsed = store.keyIndex[BlobRef.key] != nil
+        let blobKeyUsed = store.keyIndex[ExactKey(BlobRef.key)] != nil
         let structs = store.clientStructs[Int(client)]
         for position in first..<structs.count {
             let ref = structs[position]
@@ -164,9 +164,9 @@ final class AttachmentTracker {
     /// The attachment a map type's current entries form, or nil.
     static func mapBlob(_ store: Store, type t: Int32) -> BlobRef? {
         let record = store.types[Int(t)]
-        guard let keyIndex = store.keyIndex[BlobRef.key], record.map[keyIndex] != nil else { return nil }
+        guard let keyIndex = store.keyIndex[ExactKey(BlobRef.key)], record.map[keyIndex] != nil else { return nil }
         return BlobRef(fields: { key in
-            guard let k = store.keyIndex[key], let ref = record.map[k] else { return nil }
+            guard let k = store.keyIndex[ExactKey(key)], let ref = record.map[k] else { return nil }
             let item = store.items[Int(ref)]
             guard !item.deleted else { return nil }
             switch item.kind {

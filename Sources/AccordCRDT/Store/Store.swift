@@ -17,7 +17,8 @@ struct Store {
     var types: [TypeRecord] = []
     var roots: [String: Int32] = [:]
     var keys: [String] = []
-    var keyIndex: [String: Int32] = [:]
+    /// Keys by their exact text (``ExactKey``): the index of each in ``keys``.
+    var keyIndex: [ExactKey: Int32] = [:]
 
     var clientIDs: [ClientID] = []
     var clientIndex: [ClientID: ClientIndex] = [:]
@@ -75,10 +76,11 @@ struct Store {
     }
 
     mutating func intern(key: String) -> Int32 {
-        if let k = keyIndex[key] { return k }
+        let exact = ExactKey(key)
+        if let k = keyIndex[exact] { return k }
         let k = Int32(keys.count)
         keys.append(key)
-        keyIndex[key] = k
+        keyIndex[exact] = k
         return k
     }
 
