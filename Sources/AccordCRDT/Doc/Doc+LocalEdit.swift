@@ -36,11 +36,8 @@ extension Doc {
     /// Sets map key `key` of type `t` to `content`.
     @discardableResult
     func mapSet(type t: Int32, key: String, _ content: StructContent) throws(AccordError) -> ItemRef {
-        try checkAlive(t)
-        return try withTransaction { (tr) throws(AccordError) in
-            let k = store.intern(key: key)
-            let left = store.types[Int(t)].map[k] ?? noItem
-            return store.insertLocalItem(content, type: t, left: left, right: noItem, parentSub: k, &tr)
+        try mapInsert(type: t, key: key) { store, left, k, tr in
+            store.insertLocalItem(content, type: t, left: left, right: noItem, parentSub: k, &tr)
         }
     }
 
@@ -49,11 +46,22 @@ extension Doc {
     /// `StructContent.any` would make and drop for every field of every record saved.
     @discardableResult
     func mapSetValue(type t: Int32, key: String, _ value: AnyValue) throws(AccordError) -> ItemRef {
+        try mapInsert(type: t, key: key) { store, left, k, tr in
+            store.insertLocalValue(value, type: t, left: left, parentSub: k, &tr)
+        }
+    }
+
+    /// Runs `insert` with the key's current item (the new item's left) and the key's
+    /// index, in a transaction, once `t` is known to be alive.
+    @inline(__always)
+    private func mapInsert(
+        type t: Int32, key: String, _ insert: (inout Store, ItemRef, Int32, inout TransactionState) -> ItemRef
+    ) throws(AccordError) -> ItemRef {
         try checkAlive(t)
         return try withTransaction { (tr) throws(AccordError) in
             let k = store.intern(key: key)
             let left = store.types[Int(t)].map[k] ?? noItem
-            return store.insertLocalValue(value, type: t, left: left, parentSub: k, &tr)
+            return insert(&store, left, k, &tr)
         }
     }
 
