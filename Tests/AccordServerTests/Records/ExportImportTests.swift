@@ -57,26 +57,13 @@ struct ExportImportTests {
             #expect(first == second, "\(name)")
         }
         // Any Yjs tool reads document.yjs: pycrdt finds the record.
-        guard let python = ProcessInfo.processInfo.environment["ACCORD_PYTHON"], !python.isEmpty else {
-            throw TestFailure("ACCORD_PYTHON is not set; run `make test`")
-        }
         let script = """
             import sys, json, pycrdt
             doc = pycrdt.Doc()
             doc.apply_update(open(sys.argv[1], 'rb').read())
             print(json.dumps(doc.get('tasks', type=pycrdt.Map).to_py()))
             """
-        let read = try await onThread { () -> String in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = ["-c", script, bundle.path + "/documents/inbox/document.yjs"]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return text
-        }
+        let read = try await pythonOutput(script, arguments: [bundle.path + "/documents/inbox/document.yjs"])
         #expect(read.contains(#""t1""#) && read.contains("from A"), "\(read)")
         try await a.stop()
         try await b.stop()

@@ -33,9 +33,6 @@ struct IngestNewRecordsTests {
 
     /// The three models of `state` as pycrdt reads them, JSON with sorted keys.
     func pycrdtRecords(_ state: [UInt8]) async throws -> String {
-        guard let python = ProcessInfo.processInfo.environment["ACCORD_PYTHON"], !python.isEmpty else {
-            throw TestFailure("ACCORD_PYTHON is not set; run `make test`")
-        }
         let file = try TemporaryDirectory()
         let path = file.path + "/document.yjs"
         try Data(state).write(to: URL(fileURLWithPath: path))
@@ -45,17 +42,7 @@ struct IngestNewRecordsTests {
             doc.apply_update(open(sys.argv[1], 'rb').read())
             print(json.dumps({m: doc.get(m, type=pycrdt.Map).to_py() for m in ['people', 'places', 'visits']}, sort_keys=True))
             """
-        return try await onThread { () -> String in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = ["-c", script, path]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return text
-        }
+        return try await pythonOutput(script, arguments: [path])
     }
 
     @Test func anUnloadedDocumentGetsTheSameRecordsWithoutLoadingIt() async throws {
