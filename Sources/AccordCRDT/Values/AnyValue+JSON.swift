@@ -102,7 +102,7 @@ extension AnyValue {
 
     /// A JSON string: only ASCII bytes are ever escaped (every byte of a multi-byte
     /// UTF-8 sequence is 0x80 or above), so runs of other bytes are copied whole.
-    static func writeJSONString(_ s: String, to out: inout [UInt8]) {
+    package static func writeJSONString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { utf8 in

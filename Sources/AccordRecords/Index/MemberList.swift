@@ -13,28 +13,11 @@ enum MemberList {
         bytes.append(UInt8(ascii: "["))
         for (position, member) in set.members.enumerated() {
             if position > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(UInt8(ascii: "\""))
-            for byte in member.utf8 {
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                    bytes.append(UInt8(ascii: "\\"))
-                    bytes.append(byte)
-                case 0..<0x20:
-                    // \u00XX: the only escapes JSON requires besides the two above.
-                    bytes.append(contentsOf: Array("\\u00".utf8))
-                    bytes.append(hexDigits[Int(byte >> 4)])
-                    bytes.append(hexDigits[Int(byte & 0xF)])
-                default:
-                    bytes.append(byte)
-                }
-            }
-            bytes.append(UInt8(ascii: "\""))
+            AnyValue.writeJSONString(member, to: &bytes)
         }
         bytes.append(UInt8(ascii: "]"))
         return String(decoding: bytes, as: UTF8.self)
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The set a column written by ``text(_:)`` holds; nil when `text` is not a JSON
     /// array of strings (the file was changed by something else).

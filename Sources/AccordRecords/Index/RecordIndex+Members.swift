@@ -10,12 +10,9 @@ extension RecordIndex {
     func clearMembers(of ids: [String], in modelTables: ModelTables, document: DocumentID) throws(AccordError) {
         guard !modelTables.memberWrites.isEmpty, !ids.isEmpty else { return }
         let documentValue = SQLiteValue.text(document.rawValue)
-        var listed: [(id: String, lists: [String?])] = []
-        try connection.cachedStatement(modelTables.listedMembers(of: ids.count))
-            .forEachRow([documentValue] + ids.map { .text($0) }) { row in
-                listed.append((row.text(0), modelTables.memberWrites.indices.map { Self.optionalText(row, Int32($0 + 1)) }))
-            }
-        try removeMembers(listed, from: modelTables, document: documentValue)
+        try removeMembers(
+            listed(modelTables.listedMembers(of: ids.count), [documentValue] + ids.map { .text($0) }, modelTables),
+            from: modelTables, document: documentValue)
     }
 
     /// Removes from the members tables every member of `document`'s records.
@@ -23,12 +20,21 @@ extension RecordIndex {
         guard !modelTables.memberWrites.isEmpty else { return }
         let documentValue = SQLiteValue.text(document.rawValue)
         let columns = modelTables.memberWrites.map(\.column).joined(separator: ", ")
+        try removeMembers(
+            listed("SELECT id, \(columns) FROM \(modelTables.records) WHERE document = ?", [documentValue], modelTables),
+            from: modelTables, document: documentValue)
+    }
+
+    /// The rows `select` finds: each id with its member lists (nil where the set is
+    /// absent), one per string set in ``ModelTables/memberWrites`` order.
+    private func listed(
+        _ select: String, _ parameters: [SQLiteValue], _ modelTables: ModelTables
+    ) throws(AccordError) -> [(id: String, lists: [String?])] {
         var listed: [(id: String, lists: [String?])] = []
-        try connection.cachedStatement("SELECT id, \(columns) FROM \(modelTables.records) WHERE document = ?")
-            .forEachRow([documentValue]) { row in
-                listed.append((row.text(0), modelTables.memberWrites.indices.map { Self.optionalText(row, Int32($0 + 1)) }))
-            }
-        try removeMembers(listed, from: modelTables, document: documentValue)
+        try connection.cachedStatement(select).forEachRow(parameters) { row in
+            listed.append((row.text(0), modelTables.memberWrites.indices.map { Self.optionalText(row, Int32($0 + 1)) }))
+        }
+        return listed
     }
 
     private func removeMembers(
