@@ -5,7 +5,7 @@
 /// input can crash the process or make it allocate more than the input's own size.
 public struct ByteReader: Sendable {
     public let bytes: [UInt8]
-    public private(set) var position: Int
+    public internal(set) var position: Int
     public let errorCode: ErrorCode
 
     public init(_ bytes: [UInt8], errorCode: ErrorCode = .malformedUpdate) {

@@ -18,9 +18,12 @@ public import AccordCRDT
 /// writes nothing.
 ///
 /// **Compaction** folds the log into a new snapshot in one atomic batch when the log
-/// passes the thresholds in ``Options`` (on a background thread, replaying below the editing threads' priority, so appends go on
-/// meanwhile; entries appended during a fold stay in the log), except while the document holds pending
-/// structs (an update whose predecessor has not arrived), because a fold would drop
+/// passes the thresholds in ``Options`` (on a background thread, below the editing
+/// threads' priority, so appends go on meanwhile; entries appended during a fold stay in
+/// the log). A log that only adds content after the snapshot is joined onto it byte for
+/// byte (``concatenateUpdates(base:appending:)``); any other is replayed into a ``Doc``
+/// and encoded, which collects deleted content, except while the document holds pending
+/// structs (an update whose predecessor has not arrived), because that fold would drop
 /// them; it resumes when a remote update arrives.
 ///
 /// Thread safety: all methods may be called from any thread. Appends take a short lock;
@@ -68,6 +71,8 @@ public final class DocumentStore: @unchecked Sendable {
     var compactionsRunning: Set<DocumentID> = []
     /// Runs automatic compactions one at a time, off the thread that flushed.
     let compactionWorker = CompactionWorker()
+    /// How the folds built their snapshots (``compactionCounts``).
+    var foldCounts = CompactionCounts()
 
     /// An update waiting in memory for the next commit.
     struct BufferedUpdate {

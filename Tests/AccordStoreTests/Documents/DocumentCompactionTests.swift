@@ -91,6 +91,49 @@ import AccordTesting
         #expect(try store.load(id).getText("t").string == "012345")
     }
 
+    /// Batches of new records (maps in a map), one update each.
+    func recordBatches(_ batches: Range<Int>, into doc: Doc) throws -> [[UInt8]] {
+        var updates: [[UInt8]] = []
+        let subscription = doc.onUpdate { update, _ in updates.append(update) }
+        defer { subscription.cancel() }
+        let records = try doc.getMap("records")
+        for batch in batches {
+            try doc.transact {
+                for n in 0..<50 {
+                    let record = try records.setMap("r\(batch)-\(n)")
+                    try record.set("title", .string("Task \(n)"))
+                    try record.set("done", .bool(n % 2 == 0))
+                }
+            }
+        }
+        return updates
+    }
+
+    @Test func aLogOfInsertionsIsJoinedOntoTheSnapshotAndOneThatDeletesIsReplayed() throws {
+        let store = DocumentStore(storage: .inMemory(), options: DocumentStoreTests.manualFlush)
+        try store.create(id, localOnly: true)
+        let source = Doc()
+        for update in try recordBatches(0..<4, into: source) { try store.append(update, to: id) }
+        try store.compact(id)
+        for update in try recordBatches(4..<9, into: source) { try store.append(update, to: id) }
+        try store.compact(id)
+        #expect(store.compactionCounts == DocumentStore.CompactionCounts(joined: 2, replayed: 0))
+        #expect(try store.load(id).encodeStateAsUpdate() == source.encodeStateAsUpdate())
+        #expect(try store.metadata(id).snapshotBytes == source.encodeStateAsUpdate().count)
+
+        // A deletion: the fold replays, and collects what was deleted.
+        var deleting: [[UInt8]] = []
+        let subscription = source.onUpdate { update, _ in deleting.append(update) }
+        try source.getMap("records").delete("r2-7")
+        subscription.cancel()
+        for update in deleting { try store.append(update, to: id) }
+        try store.compact(id)
+        #expect(store.compactionCounts == DocumentStore.CompactionCounts(joined: 2, replayed: 1))
+        let loaded = try store.load(id)
+        #expect(loaded.encodeStateAsUpdate() == source.encodeStateAsUpdate())
+        #expect(try !loaded.getMap("records").contains("r2-7"))
+    }
+
     @Test func automergePaperRoundTripsAsSnapshotPlusLogAndAsLogOnly() throws {
         let trace = try EditingTrace.load("automerge-paper.json.gz")
         let source = Doc()

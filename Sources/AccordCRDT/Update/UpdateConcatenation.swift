@@ -1,0 +1,67 @@
+/// Joins `base` (a document's state, as update v1; nil for none) and `updates` made
+/// after it into one update that a document applies to the same state, without
+/// replaying them in a document: each client's structs are copied, byte for byte, one
+/// run after another. What a store's compaction does with a log of insertions, at a
+/// small fraction of the cost of replaying it.
+///
+/// Nil, leaving the caller to replay, unless the updates fit that shape exactly:
+/// - all are well formed and hold no Skip struct (checked as ``DecodedUpdate/decode(_:)``
+///   and ``Doc/validate(_:)`` check them);
+/// - `updates` delete nothing (the base's delete set is kept as it is): so a replay would
+///   have no deleted content to collect;
+/// - every client's structs, over all of them, start at clock 0 and follow each other
+///   with no gap and no overlap (an update applied twice overlaps);
+/// - every struct points only at content they hold (nothing would be pending);
+/// - no struct starting an update could be joined onto the struct before it (text typed
+///   in two transactions): a document would hold those as one struct, the joined update
+///   as two, and a document's smaller form is worth the replay.
+///
+/// Client groups come highest client first, as ``Doc/encodeStateAsUpdate()`` writes them.
+public func concatenateUpdates(base: [UInt8]?, appending updates: [[UInt8]]) -> [UInt8]? {
+    var scans: [UpdateScan] = []
+    scans.reserveCapacity(updates.count + 1)
+    let inputs = (base.map { [$0] } ?? []) + updates
+    for bytes in inputs {
+        guard let scan = UpdateScan(bytes) else { return nil }
+        scans.append(scan)
+    }
+    let baseCount = base == nil ? 0 : 1
+    for scan in scans.dropFirst(baseCount) where scan.deletes { return nil }
+
+    // Each client's runs, in clock order, which must join end to start from 0.
+    var runsByClient: [ClientID: [(input: Int, run: UpdateScan.Run)]] = [:]
+    for (input, scan) in scans.enumerated() {
+        for run in scan.runs where run.structCount > 0 { runsByClient[run.client, default: []].append((input, run)) }
+    }
+    var ends: [ClientID: Int] = [:]
+    for (client, runs) in runsByClient {
+        let ordered = runs.sorted { $0.run.start < $1.run.start }
+        var clock = 0
+        for (position, entry) in ordered.enumerated() {
+            guard entry.run.start == clock else { return nil }
+            if position > 0, entry.run.firstMayJoinLeft { return nil }
+            clock = entry.run.end
+        }
+        runsByClient[client] = ordered
+        ends[client] = clock
+    }
+    for scan in scans {
+        for (client, clock) in scan.references where clock >= ends[client, default: 0] { return nil }
+    }
+
+    var w = ByteWriter(capacity: inputs.reduce(16) { $0 + $1.count })
+    w.writeVarUInt(runsByClient.count)
+    for client in runsByClient.keys.sorted(by: >) {
+        let runs = runsByClient[client] ?? []
+        w.writeVarUInt(runs.reduce(0) { $0 + $1.run.structCount })
+        w.writeVarUInt(client)
+        w.writeVarUInt(0)
+        for (input, run) in runs { w.writeRaw(inputs[input][run.bytes]) }
+    }
+    if let first = scans.first, baseCount == 1 {
+        w.writeRaw(inputs[0][first.deleteSet])
+    } else {
+        w.writeVarUInt(0)
+    }
+    return w.bytes
+}
