@@ -116,7 +116,10 @@ final class DocumentProjector {
     func takeDurable(through durable: UInt64) -> [String: Set<String>] {
         var merged: [String: Set<String>] = [:]
         while let first = undelivered.first, first.sequence <= durable {
-            for (model, ids) in first.changes { merged[model, default: []].formUnion(ids) }
+            for (model, ids) in first.changes {
+                // One transaction's ids as they are (a set built again is a hash per id).
+                if merged[model] == nil { merged[model] = ids } else { merged[model]?.formUnion(ids) }
+            }
             undelivered.removeFirst()
         }
         return merged

@@ -28,6 +28,14 @@ public final class RecordChangeTracker {
                 if case .key(let id)? = event.path.first {
                     changed[name, default: []].insert(id)
                 } else if event.path.isEmpty {
+                    // A batch of new records, the first change of the model since the last take:
+                    // one set serves as both (each set built is a hash per id).
+                    if changed[name] == nil, created[name] == nil, event.keys.values.allSatisfy({ $0.action == .add }) {
+                        let ids = Set(event.keys.keys)
+                        changed[name] = ids
+                        created[name] = ids
+                        continue
+                    }
                     changed[name, default: []].formUnion(event.keys.keys)
                     // Gathered first, then added in one go: one lookup of the model, not one per id.
                     let added = event.keys.compactMap { $0.value.action == .add ? $0.key : nil }
