@@ -166,7 +166,7 @@ final class AttachmentTracker {
         let record = store.types[Int(t)]
         guard let keyIndex = store.keyIndex[ExactKey(BlobRef.key)], record.map[keyIndex] != nil else { return nil }
         return BlobRef(fields: { key in
-            guard let k = store.keyIndex[ExactKey(key)], let ref = record.map[k] else { return nil }
+            guard let k = store.knownKey(key), let ref = record.map[k] else { return nil }
             let item = store.items[Int(ref)]
             guard !item.deleted else { return nil }
             switch item.kind {

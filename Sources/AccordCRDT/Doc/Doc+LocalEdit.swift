@@ -67,7 +67,7 @@ extension Doc {
 
     func mapDelete(type t: Int32, key: String) throws(AccordError) {
         try checkAlive(t)
-        guard let k = store.keyIndex[ExactKey(key)], let ref = store.types[Int(t)].map[k], !store.items[Int(ref)].deleted else { return }
+        guard let k = store.knownKey(key), let ref = store.types[Int(t)].map[k], !store.items[Int(ref)].deleted else { return }
         try withTransaction { (tr) throws(AccordError) in store.deleteItem(ref, &tr) }
     }
 

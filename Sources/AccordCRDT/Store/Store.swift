@@ -19,6 +19,8 @@ struct Store {
     var keys: [String] = []
     /// Keys by their exact text (``ExactKey``): the index of each in ``keys``.
     var keyIndex: [ExactKey: Int32] = [:]
+    /// The last keys interned, found without hashing (``intern(key:)``).
+    var recentKeys = RecentStrings<Int32>()
 
     var clientIDs: [ClientID] = []
     var clientIndex: [ClientID: ClientIndex] = [:]
@@ -75,9 +77,21 @@ struct Store {
         return i
     }
 
+    /// The index of `key` when the document has interned it, without interning it.
+    @inline(__always)
+    func knownKey(_ key: String) -> Int32? {
+        recentKeys.value(for: key) ?? keyIndex[ExactKey(key)]
+    }
+
     mutating func intern(key: String) -> Int32 {
+        if let k = recentKeys.value(for: key) { return k }
         let exact = ExactKey(key)
-        if let k = keyIndex[exact] { return k }
+        if let k = keyIndex[exact] {
+            recentKeys.remember(key, k)
+            return k
+        }
+        // A key new to the document is not remembered: most are a record's id, set once,
+        // and would only push out the field names that come again.
         let k = Int32(keys.count)
         keys.append(key)
         keyIndex[exact] = k

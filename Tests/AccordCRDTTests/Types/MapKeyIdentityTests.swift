@@ -28,6 +28,29 @@ import Testing
         #expect(!map.contains(Self.decomposed))
     }
 
+    /// The recent-keys shortcut of interning (same `String` bits, same key) never joins
+    /// two keys: short keys (held inline) and long ones (held in storage), each form set
+    /// again and again from strings made anew, stay four entries with their last values.
+    @Test func keysSetOverAndOverStayApart() throws {
+        let doc = Doc(clientID: 1)
+        let map = try doc.getMap("m")
+        let long = String(repeating: "long key ", count: 3)
+        let forms = [Self.composed, Self.decomposed, long + Self.composed, long + Self.decomposed]
+        for round in 0..<50 {
+            for (n, form) in forms.enumerated() {
+                // A new string object each time for the long forms; the same bits for the short ones.
+                let key = String(decoding: Array(form.utf8), as: UTF8.self)
+                try map.set(key, .int(Int64(round * 10 + n)))
+                try map.set("field \(n)", .int(Int64(round)))
+            }
+        }
+        #expect(map.count == 8)
+        for (n, form) in forms.enumerated() {
+            #expect(Self.int(map, form) == Int64(490 + n), "form \(n)")
+        }
+        #expect(Set(map.keys.map { Array($0.utf8) }).count == 8)
+    }
+
     /// The same two sets on a pycrdt replica and on ours (same client id): the same
     /// bytes, and each side reads the other's update as two entries.
     @Test func theyAgreeWithPycrdt() throws {
