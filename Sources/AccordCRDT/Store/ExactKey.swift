@@ -15,11 +15,7 @@ struct ExactKey: Hashable {
     /// as `String`s, so `String ==` (false for almost every pair a dictionary probe
     /// compares) goes first, and only a pair it calls equal has its bytes compared.
     static func == (a: ExactKey, b: ExactKey) -> Bool {
-        if MemoryLayout<String>.size == 16,
-            unsafeBitCast(a.text, to: (UInt64, UInt64).self) == unsafeBitCast(b.text, to: (UInt64, UInt64).self)
-        {
-            return true
-        }
+        if a.text.hasSameBits(as: b.text) { return true }
         guard a.text == b.text else { return false }
         var left = a.text
         var right = b.text

@@ -54,3 +54,15 @@ package struct RecentStrings<Value> {
         held = ContiguousArray(repeating: nil, count: Self.slots)
     }
 }
+
+extension String {
+    /// Whether the two strings are the same 16 bytes: the same inline bytes of a small
+    /// string (its UTF-8 text) or the same storage object of a large one. True means the
+    /// same text; false means nothing (equal text can sit in two objects). False on
+    /// platforms where `String` is not 16 bytes.
+    @inline(__always)
+    package func hasSameBits(as other: String) -> Bool {
+        MemoryLayout<String>.size == 16
+            && unsafeBitCast(self, to: (UInt64, UInt64).self) == unsafeBitCast(other, to: (UInt64, UInt64).self)
+    }
+}

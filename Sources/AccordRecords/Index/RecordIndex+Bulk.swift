@@ -83,17 +83,12 @@ extension RecordIndex {
         let start = values.count
         values.append(contentsOf: repeatElement(SQLiteValue.null, count: names.count))
         for (field, value) in record.values {
-            let position = names.firstIndex { sameBits($0, field) } ?? names.firstIndex(of: field)
+            let position = names.firstIndex { $0.hasSameBits(as: field) } ?? names.firstIndex(of: field)
             // A field outside the schema has no column (saves and projections check records first).
             if let position { values[start + position] = column(value) }
         }
     }
 
-    @inline(__always)
-    private static func sameBits(_ a: String, _ b: String) -> Bool {
-        MemoryLayout<String>.size == 16
-            && unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self)
-    }
 }
 
 extension ModelTables {
