@@ -50,11 +50,19 @@ final class ServeProcess: @unchecked Sendable {
         process.waitUntilExit()
     }
 
-    /// SIGTERM, then waits for the exit; returns the exit status.
+    /// SIGTERM, then waits for the exit; returns the exit status. When the server did
+    /// not exit cleanly, the end of what it wrote to stderr goes to the test's stderr
+    /// (the file is removed with this object), so a rare crash at shutdown says why.
     func terminate() -> Int32 {
         process.terminate()
         process.waitUntilExit()
-        return process.terminationStatus
+        let status = process.terminationStatus
+        if status != 0 || process.terminationReason != .exit {
+            let log = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+            let tail = log.split(separator: "\n", omittingEmptySubsequences: false).suffix(40).joined(separator: "\n")
+            FileHandle.standardError.write(Data("accord serve exited with status \(status) on SIGTERM; its stderr ends:\n\(tail)\n".utf8))
+        }
+        return status
     }
 
     deinit {
