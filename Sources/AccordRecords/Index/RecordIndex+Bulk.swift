@@ -88,7 +88,6 @@ extension RecordIndex {
             if let position { values[start + position] = column(value) }
         }
     }
-
 }
 
 extension ModelTables {

@@ -53,7 +53,7 @@ extension DocumentStore {
         }
     }
 
-    /// How the folds since the store opened built their snapshots (for tests and diagnostics).
+    /// How the folds committed since the store opened built their snapshots (for tests and diagnostics).
     public var compactionCounts: CompactionCounts { withLock { foldCounts } }
 
     private func foldContent(_ id: DocumentID, lowPriority: Bool) throws(AccordError) -> CompactionResult {
@@ -70,13 +70,13 @@ extension DocumentStore {
             withLock { _ = compactionBlocked.insert(id) }
             return .skippedPendingStructs
         }
-        withLock {
-            if joined { foldCounts.joined += 1 } else { foldCounts.replayed += 1 }
-        }
 
         writeLock.lock()
         defer { writeLock.unlock() }
         guard try commitFold(id, content, snapshot: snapshot) else { return .superseded }
+        withLock {
+            if joined { foldCounts.joined += 1 } else { foldCounts.replayed += 1 }
+        }
         notify(DocumentChange(id: id, kind: .compacted))
         return .compacted(snapshotBytes: snapshot.count)
     }
