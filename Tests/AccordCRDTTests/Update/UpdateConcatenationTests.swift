@@ -166,6 +166,28 @@ import Testing
         #expect(concatenateUpdates(base: nil, appending: [log[0], selfReference.encode()]) == nil)
     }
 
+    /// Bytes changed at random never crash the scan, and whatever it still joins is an
+    /// update a document applies, to the state a replay of the same bytes gives.
+    @Test func mutatedUpdatesNeverCrashAndWhatJoinsIsWhatAReplayBuilds() throws {
+        let source = Doc(clientID: 6)
+        let log = try Self.recordBatches(source, batches: 0..<3, perBatch: 3)
+        let base = try Self.replayed(base: nil, [log[0]]).encodeStateAsUpdate()
+        var rng = SplitMix64(seed: 0xC0CA7)
+        var joined = 0
+        for _ in 0..<2_000 {
+            var mutated = log[1]
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                let at = Int.random(in: 0..<mutated.count, using: &rng)
+                mutated[at] = UInt8.random(in: 0...255, using: &rng)
+            }
+            guard let result = concatenateUpdates(base: base, appending: [mutated, log[2]]) else { continue }
+            joined += 1
+            let expected = try Self.replayed(base: base, [mutated, log[2]])
+            #expect(try Self.state(Self.loaded(result)) == Self.state(expected), "\(Hex.encode(mutated))")
+        }
+        #expect(joined > 0)
+    }
+
     @Test func randomHistoriesJoinToTheDocumentAReplayBuilds() throws {
         var joined = 0, declined = 0
         for seed in 0..<UInt64(100) {
