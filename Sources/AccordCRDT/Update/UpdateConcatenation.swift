@@ -18,15 +18,20 @@
 ///
 /// Client groups come highest client first, as ``Doc/encodeStateAsUpdate()`` writes them.
 public func concatenateUpdates(base: [UInt8]?, appending updates: [[UInt8]]) -> [UInt8]? {
+    // The updates first, the base (a whole document, the longest to scan) last: a log
+    // that deletes, the usual reason to decline, is then found before the base is read.
     var scans: [UpdateScan] = []
     scans.reserveCapacity(updates.count + 1)
-    let inputs = (base.map { [$0] } ?? []) + updates
-    for bytes in inputs {
-        guard let scan = UpdateScan(bytes) else { return nil }
+    for bytes in updates {
+        guard let scan = UpdateScan(bytes), !scan.deletes else { return nil }
         scans.append(scan)
     }
+    if let base {
+        guard let scan = UpdateScan(base) else { return nil }
+        scans.insert(scan, at: 0)
+    }
+    let inputs = (base.map { [$0] } ?? []) + updates
     let baseCount = base == nil ? 0 : 1
-    for scan in scans.dropFirst(baseCount) where scan.deletes { return nil }
 
     // Each client's runs, in clock order, which must join end to start from 0.
     var runsByClient: [ClientID: [(input: Int, run: UpdateScan.Run)]] = [:]
