@@ -62,19 +62,9 @@ import Testing
     """
 
     static func runPython(_ script: String, _ arguments: [String]) throws -> [String] {
-        guard let python = ProcessInfo.processInfo.environment["ACCORD_PYTHON"], !python.isEmpty else {
-            throw XmlTestFailure("ACCORD_PYTHON is not set (scripts/test.sh sets it)")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw XmlTestFailure("pycrdt script failed") }
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        let result = try PythonScript.run(script, arguments: arguments)
+        guard result.status == 0 else { throw XmlTestFailure("pycrdt script failed") }
+        return result.output.split(separator: "\n").map(String.init)
     }
 
     @Test func updatesAndStringsEqualPycrdts() throws {
