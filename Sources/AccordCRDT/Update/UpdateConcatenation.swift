@@ -19,19 +19,20 @@
 /// Client groups come highest client first, as ``Doc/encodeStateAsUpdate()`` writes them.
 public func concatenateUpdates(base: [UInt8]?, appending updates: [[UInt8]]) -> [UInt8]? {
     // The updates first, the base (a whole document, the longest to scan) last: a log
-    // that deletes, the usual reason to decline, is then found before the base is read.
+    // that deletes or types on, the usual reasons to decline, is then found before the
+    // base is read. A run whose first struct may join its left starts after clock 0, so
+    // it either follows another run (a join) or leaves a gap: declined either way.
     var scans: [UpdateScan] = []
     scans.reserveCapacity(updates.count + 1)
     for bytes in updates {
-        guard let scan = UpdateScan(bytes), !scan.deletes else { return nil }
+        guard let scan = UpdateScan(bytes), !scan.deletes, !scan.runs.contains(where: \.firstMayJoinLeft) else { return nil }
         scans.append(scan)
     }
     if let base {
-        guard let scan = UpdateScan(base) else { return nil }
+        guard let scan = UpdateScan(base), !scan.runs.contains(where: \.firstMayJoinLeft) else { return nil }
         scans.insert(scan, at: 0)
     }
     let inputs = (base.map { [$0] } ?? []) + updates
-    let baseCount = base == nil ? 0 : 1
 
     // Each client's runs, in clock order, which must join end to start from 0.
     var runsByClient: [ClientID: [(input: Int, run: UpdateScan.Run)]] = [:]
@@ -42,9 +43,8 @@ public func concatenateUpdates(base: [UInt8]?, appending updates: [[UInt8]]) -> 
     for (client, runs) in runsByClient {
         let ordered = runs.sorted { $0.run.start < $1.run.start }
         var clock = 0
-        for (position, entry) in ordered.enumerated() {
+        for entry in ordered {
             guard entry.run.start == clock else { return nil }
-            if position > 0, entry.run.firstMayJoinLeft { return nil }
             clock = entry.run.end
         }
         runsByClient[client] = ordered
@@ -63,8 +63,8 @@ public func concatenateUpdates(base: [UInt8]?, appending updates: [[UInt8]]) -> 
         w.writeVarUInt(0)
         for (input, run) in runs { w.writeRaw(inputs[input][run.bytes]) }
     }
-    if let first = scans.first, baseCount == 1 {
-        w.writeRaw(inputs[0][first.deleteSet])
+    if let base, let first = scans.first {
+        w.writeRaw(base[first.deleteSet])
     } else {
         w.writeVarUInt(0)
     }
