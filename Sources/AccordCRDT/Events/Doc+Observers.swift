@@ -107,6 +107,8 @@ extension Doc {
 
     func makeEvent(type t: Int32, keys changedKeys: Set<Int32>, _ tr: TransactionState) -> YEvent {
         var keys: [String: KeyChange] = [:]
+        // Sized once: a batch of records changes a thousand keys of one map.
+        keys.reserveCapacity(changedKeys.count)
         for k in changedKeys where k >= 0 {
             guard let ref = store.types[Int(t)].map[k] else { continue }
             let item = store.items[Int(ref)]

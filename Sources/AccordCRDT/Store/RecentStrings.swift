@@ -65,4 +65,12 @@ extension String {
         MemoryLayout<String>.size == 16
             && unsafeBitCast(self, to: (UInt64, UInt64).self) == unsafeBitCast(other, to: (UInt64, UInt64).self)
     }
+
+    /// The 16 bytes ``hasSameBits(as:)`` compares, to compare one string with many kept
+    /// ones; nil on platforms where `String` is not 16 bytes. Only meaningful while the
+    /// string is alive (a large string's bits hold its storage's address).
+    @inline(__always)
+    package var bits: (UInt64, UInt64)? {
+        MemoryLayout<String>.size == 16 ? unsafeBitCast(self, to: (UInt64, UInt64).self) : nil
+    }
 }

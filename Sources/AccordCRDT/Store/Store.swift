@@ -85,18 +85,24 @@ struct Store {
 
     mutating func intern(key: String) -> Int32 {
         if let k = recentKeys.value(for: key) { return k }
-        let exact = ExactKey(key)
-        if let k = keyIndex[exact] {
+        // One probe finds the key or makes its entry (a look-up then an insert hashed a
+        // new key twice, and most keys a batch of records brings are new: their ids).
+        let next = Int32(keys.count)
+        let k = Self.valueOrInserted(&keyIndex[ExactKey(key), default: next])
+        if k == next {
+            // A key new to the document is not remembered: most are a record's id, set
+            // once, and would only push out the field names that come again.
+            keys.append(key)
+        } else {
             recentKeys.remember(key, k)
-            return k
         }
-        // A key new to the document is not remembered: most are a record's id, set once,
-        // and would only push out the field names that come again.
-        let k = Int32(keys.count)
-        keys.append(key)
-        keyIndex[exact] = k
         return k
     }
+
+    /// Reads a dictionary entry through its `default:` accessor, which stores the
+    /// default when the key is missing.
+    @inline(__always)
+    private static func valueOrInserted(_ entry: inout Int32) -> Int32 { entry }
 
     func state(of client: ClientID) -> Int {
         if lastInterned.id == client, lastInterned.index != noClient { return Int(clientState[Int(lastInterned.index)]) }

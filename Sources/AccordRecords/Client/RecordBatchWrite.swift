@@ -15,11 +15,14 @@ package struct RecordBatchWrite {
     /// and auto-assigned ones other than the id. Found once per batch, so a model
     /// without any (the usual case) costs a new record no look-up per field.
     private let filledFields: [FieldSchema]
+    /// The model's field names, for ``RecordLayout/checkNamingID(_:removing:id:model:names:)``.
+    private let fieldNames: FieldNames
 
     package init(schema: ModelSchema, index: RecordIndex, document: DocumentID) {
         self.schema = schema
         self.index = index
         self.document = document
+        fieldNames = FieldNames(schema.fields)
         filledFields = schema.fields.filter { $0.defaultValue != nil || ($0.autoAssign && $0.name != ModelSchema.idField) }
     }
 
@@ -125,7 +128,6 @@ package struct RecordBatchWrite {
             id = try autoAssignedID(milliseconds, &random)
         }
         var values = write.values
-        values[ModelSchema.idField] = nil
         let existing = try RecordLayout.record(id, of: schema, inRoot: root)
         if existing == nil {
             for field in filledFields where values[field.name] == nil && !write.removing.contains(field.name) {
@@ -136,7 +138,10 @@ package struct RecordBatchWrite {
                 }
             }
         }
-        let changes = try RecordLayout.check(values, removing: write.removing, id: id, model: schema)
+        let (changes, namesID) = try RecordLayout.checkNamingID(
+            values, removing: write.removing, id: id, model: schema, names: fieldNames)
+        // The id is the record's key, not one of its values (looked for only when given).
+        if namesID { values[ModelSchema.idField] = nil }
         // A new record without nulls reads back as exactly the values written.
         let saved = existing == nil && !values.values.contains(.null)
             ? values : Self.applying(changes, to: existing?.values ?? [:])

@@ -7,23 +7,31 @@ enum FieldCoding {
     /// `value` if it is valid for `field`; else `INVALID_ARGUMENT` naming the field.
     /// Null is valid for every field (a field set to nothing).
     static func check(_ value: RecordValue, for field: FieldSchema, model: String) throws(AccordError) -> RecordValue {
+        try check(value, type: field.type, maxCount: field.maxCount, field: field.name, model: model)
+        return value
+    }
+
+    /// ``check(_:for:model:)`` given the field's parts (a save checks every value: copying
+    /// the whole ``FieldSchema`` per value showed in bulk inserts).
+    static func check(
+        _ value: RecordValue, type: FieldType, maxCount: Int?, field: String, model: String
+    ) throws(AccordError) {
         let valid: Bool
-        switch (field.type, value) {
+        switch (type, value) {
         case (_, .null): valid = true
         case (.id, .string(let text)): valid = !text.isEmpty
         case (.string, .string): valid = true
         case (.date, .string(let text)): valid = ISODate.isCanonical(text)
         case (.number, .number(let number)): valid = number.isFinite
         case (.boolean, .bool): valid = true
-        case (.stringSet, .stringSet(let set)): valid = field.maxCount.map { set.count <= $0 } ?? true
+        case (.stringSet, .stringSet(let set)): valid = maxCount.map { set.count <= $0 } ?? true
         default: valid = false
         }
         guard valid else {
             throw AccordError(
-                .invalidArgument, "Model \"\(model)\": field \"\(field.name)\" (\(field.type.rawValue)) cannot hold \(describe(value)).",
-                details: ["model": model, "field": field.name])
+                .invalidArgument, "Model \"\(model)\": field \"\(field)\" (\(type.rawValue)) cannot hold \(describe(value)).",
+                details: ["model": model, "field": field])
         }
-        return value
     }
 
     /// The field's value as the document holds it: nil when the content does not fit
