@@ -60,7 +60,13 @@ struct KeyMap: Sequence, ExpressibleByDictionaryLiteral {
                     // Room for a record's handful of fields at once: growing one at a
                     // time (2, 4, 8) was three allocations per record map.
                     if entries.isEmpty { entries.reserveCapacity(Self.firstCapacity) }
-                    entries.insert(Entry(key: key, item: item), at: index)
+                    // Keys are interned as first seen, so a record's fields, set in schema
+                    // order, mostly come last: appending skips the general insert.
+                    if index == entries.count {
+                        entries.append(Entry(key: key, item: item))
+                    } else {
+                        entries.insert(Entry(key: key, item: item), at: index)
+                    }
                 case (nil, true): entries.remove(at: index)
                 case (nil, false): break
                 }

@@ -89,12 +89,14 @@ extension Store {
             w.writeVarUInt(UInt64(item.rightOriginClock))
         }
         if !hasOrigin && !item.hasRightOrigin {
-            let parent = types[Int(item.parent)]
-            if parent.item == noItem {
+            // Only the fields needed: a whole `TypeRecord` copied per struct retained and
+            // released its map and name (a records batch writes ten such structs a record).
+            let holderRef = types[Int(item.parent)].item
+            if holderRef == noItem {
                 w.writeVarUInt(1)
-                w.writeVarString(parent.rootName ?? "")
+                w.writeVarString(types[Int(item.parent)].rootName ?? "")
             } else {
-                let holder = items[Int(parent.item)]
+                let holder = items[Int(holderRef)]
                 w.writeVarUInt(0)
                 w.writeVarUInt(clientIDs[Int(holder.client)])
                 w.writeVarUInt(UInt64(holder.clock))
@@ -107,9 +109,10 @@ extension Store {
         case .string:
             w.writeVarString(utf16: text[(Int(item.a) + o)..<Int(item.a + item.length)])
         case .any:
-            let values = self.values(of: item).dropFirst(o)
+            // By index into the pool: a slice of it per struct retained the pool's buffer.
+            let values = (Int(item.a) + o)..<Int(item.a + item.length)
             w.writeVarUInt(values.count)
-            for v in values { v.write(to: &w) }
+            for position in values { valuePool[position].write(to: &w) }
         case .json:
             let values = self.values(of: item).dropFirst(o)
             w.writeVarUInt(values.count)
