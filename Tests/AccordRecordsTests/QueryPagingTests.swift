@@ -52,4 +52,41 @@ import Testing
             #expect(throws: AccordError.self) { try index.query("tasks", options: QueryOptions(cursor: cursor)) }
         }
     }
+
+    /// Rows hold a document's integer key, given in the order documents first reach the
+    /// index; ties of id are still broken by the document id's text (code points), in
+    /// one query and across pages, and a scope names documents by their text.
+    @Test func sameIdsInSeveralDocumentsOrderByTheDocumentsText() throws {
+        let index = try RecordIndex(path: ":memory:")
+        try index.register([Self.tasks])
+        // Keys are made in this order: not the text's order.
+        let documents: [DocumentID] = ["zeta", "alpha", "mid", "Zeta"]
+        for document in documents {
+            let doc = Doc(clientID: 1)
+            for id in ["b", "a"] { try RecordLayout.write(["priority": 1], id: id, model: Self.tasks, in: doc) }
+            try index.projectAll(document, doc: doc)
+        }
+        let expected = ["a", "b"].flatMap { id in ["Zeta", "alpha", "mid", "zeta"].map { "\(id)@\($0)" } }
+        for direction in [SortKey.Direction.ascending, .descending] {
+            let all = try index.query("tasks", options: QueryOptions(sortOrder: [SortKey("priority", direction)]))
+            #expect(all.map { "\($0.id)@\($0.document.rawValue)" } == expected)
+            var options = QueryOptions(sortOrder: [SortKey("priority", direction)], limit: 3)
+            var paged: [String] = []
+            while true {
+                let page = try index.queryPaged("tasks", options: options)
+                paged += page.data.map { "\($0.id)@\($0.document.rawValue)" }
+                guard let cursor = page.nextCursor else { break }
+                options.cursor = cursor
+            }
+            #expect(paged == expected)
+        }
+        let scoped = try index.query("tasks", options: QueryOptions(documents: ["mid", "zeta", "nowhere"]))
+        #expect(scoped.map { "\($0.id)@\($0.document.rawValue)" } == ["a@mid", "a@zeta", "b@mid", "b@zeta"])
+        #expect(try index.count("tasks", documents: ["alpha"]) == 2)
+        #expect(try index.count("tasks", documents: ["nowhere"]) == 0)
+        // A removed document's rows go; the others keep theirs.
+        try index.remove("alpha")
+        #expect(try index.count("tasks") == 6)
+        #expect(try index.query("tasks", options: QueryOptions(documents: ["alpha"])).isEmpty)
+    }
 }

@@ -79,7 +79,7 @@ struct ModelTables {
 
     /// Statements that create every table and index of the model.
     var creation: [String] {
-        var columns = ["document TEXT NOT NULL", "id TEXT NOT NULL"]
+        var columns = ["document INTEGER NOT NULL", "id TEXT NOT NULL"]
         for field in valueFields {
             columns.append("\(column(field.name)) \(Self.affinity(field.type))")
         }
@@ -87,7 +87,7 @@ struct ModelTables {
         var statements = ["CREATE TABLE \(records) (\(columns.joined(separator: ", "))) WITHOUT ROWID"]
         for field in stringSets {
             statements.append(
-                "CREATE TABLE \(members(field.name)) (member TEXT NOT NULL, document TEXT NOT NULL, id TEXT NOT NULL, "
+                "CREATE TABLE \(members(field.name)) (member TEXT NOT NULL, document INTEGER NOT NULL, id TEXT NOT NULL, "
                     + "PRIMARY KEY (member, document, id)) WITHOUT ROWID")
         }
         for field in valueFields where field.indexed && field.type != .stringSet {

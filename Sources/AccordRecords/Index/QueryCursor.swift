@@ -55,7 +55,7 @@ public struct QueryCursor: Sendable, Hashable {
             keys.append(("r.\(modelTables.column(key.field))", type, key.direction, values[index]))
         }
         keys.append(("r.id", .string, .ascending, values[values.count - 2]))
-        keys.append(("r.document", .string, .ascending, values[values.count - 1]))
+        keys.append(("d.document", .string, .ascending, values[values.count - 1]))
         var alternatives: [SQLPredicate] = []
         var equalSoFar: [SQLPredicate] = []
         for key in keys {

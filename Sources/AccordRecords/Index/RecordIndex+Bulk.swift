@@ -23,7 +23,8 @@ extension RecordIndex {
     func insertMany(
         _ records: [RecordData], into modelTables: ModelTables, document: DocumentID, created: Bool = false
     ) throws(AccordError) -> Bool {
-        let documentValue = SQLiteValue.text(document.rawValue)
+        guard !records.isEmpty, let documentKey = try documentKey(document, creating: true) else { return created }
+        let documentValue = SQLiteValue.integer(documentKey)
         var allFresh = created
         var start = 0
         while start < records.count {
@@ -44,7 +45,7 @@ extension RecordIndex {
             // A chunk not all new first clears the members its rows list now (before
             // the rows change: the row's JSON is how its members are found).
             if !fresh {
-                try clearMembers(of: chunk.map(\.id), in: modelTables, document: document)
+                try clearMembers(of: chunk.map(\.id), in: modelTables, document: documentKey)
                 allFresh = false
                 try connection.cachedStatement(modelTables.upsertRows(chunk.count)).runBorrowingTexts(values)
             }

@@ -3,22 +3,23 @@ import AccordStore
 
 extension RecordIndex {
     /// Removes from the members tables the members that the rows of `ids` in `document`
+    /// (its ``documentKey(_:creating:)``)
     /// list now (run before those rows change or go). The members tables have no index
     /// by record, so a record's members are found through its row, and each is removed
     /// by its key. The lists are read here rather than with SQLite's `json_each`, which
     /// cuts a member at U+0000 (and a member left behind would still match `$contains`).
-    func clearMembers(of ids: [String], in modelTables: ModelTables, document: DocumentID) throws(AccordError) {
+    func clearMembers(of ids: [String], in modelTables: ModelTables, document: Int64) throws(AccordError) {
         guard !modelTables.memberWrites.isEmpty, !ids.isEmpty else { return }
-        let documentValue = SQLiteValue.text(document.rawValue)
+        let documentValue = SQLiteValue.integer(document)
         try removeMembers(
             listed(modelTables.listedMembers(of: ids.count), [documentValue] + ids.map { .text($0) }, modelTables),
             from: modelTables, document: documentValue)
     }
 
     /// Removes from the members tables every member of `document`'s records.
-    func clearMembers(ofDocument document: DocumentID, in modelTables: ModelTables) throws(AccordError) {
+    func clearMembers(ofDocument document: Int64, in modelTables: ModelTables) throws(AccordError) {
         guard !modelTables.memberWrites.isEmpty else { return }
-        let documentValue = SQLiteValue.text(document.rawValue)
+        let documentValue = SQLiteValue.integer(document)
         let columns = modelTables.memberWrites.map(\.column).joined(separator: ", ")
         try removeMembers(
             listed("SELECT id, \(columns) FROM \(modelTables.records) WHERE document = ?", [documentValue], modelTables),

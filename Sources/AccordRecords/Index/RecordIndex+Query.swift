@@ -33,9 +33,11 @@ extension RecordIndex {
         }
         let order = try Self.orderBy(options.sortOrder, modelTables)
         let fields = modelTables.valueFields
-        var sql = "SELECT r.document, r.id"
+        var sql = "SELECT d.document, r.id"
         for field in fields { sql += ", r.\(modelTables.column(field.name))" }
-        sql += " FROM \(modelTables.records) r WHERE \(condition.sql) ORDER BY \(order)"
+        // Rows hold the document's integer key; its text is what results, order and cursors use.
+        sql += " FROM \(modelTables.records) r JOIN accord_index_document_keys d ON d.key = r.document"
+        sql += " WHERE \(condition.sql) ORDER BY \(order)"
         var parameters = condition.parameters
         if let limit = options.limit {
             sql += " LIMIT ?"
@@ -120,7 +122,7 @@ extension RecordIndex {
         guard !documents.isEmpty else { return .never }
         let marks = Array(repeating: "?", count: documents.count).joined(separator: ", ")
         return SQLPredicate(
-            sql: "r.document IN (\(marks)) AND \(condition.sql)",
+            sql: "r.document IN (SELECT key FROM accord_index_document_keys WHERE document IN (\(marks))) AND \(condition.sql)",
             parameters: documents.map { .text($0.rawValue) } + condition.parameters)
     }
 
@@ -135,7 +137,8 @@ extension RecordIndex {
             }
             terms.append("r.\(modelTables.column(key.field)) \(key.direction == .ascending ? "ASC" : "DESC")")
         }
-        return (terms + ["r.id ASC", "r.document ASC"]).joined(separator: ", ")
+        // `d`: the document's text, joined by ``select`` (the rows hold its integer key).
+        return (terms + ["r.id ASC", "d.document ASC"]).joined(separator: ", ")
     }
 
     static func value(_ row: SQLiteStatement, _ column: Int32, _ type: FieldType) -> RecordValue {
