@@ -9,7 +9,7 @@ extension RecordIndex {
         try reading { (connection, tables) throws(AccordError) -> [AggregateRow] in
             let modelTables = try Self.tables(model, in: tables)
             let plan = try AggregatePlan(options, model: modelTables.schema)
-            let condition = Self.condition(plan.predicate, options.documents, modelTables)
+            let condition = try Self.condition(plan.predicate, options.documents, modelTables, connection)
             var select: [String] = []
             var selectParameters: [SQLiteValue] = []
             var source = modelTables.records

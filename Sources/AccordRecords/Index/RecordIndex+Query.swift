@@ -25,13 +25,13 @@ extension RecordIndex {
         _ tables: [String: ModelTables]
     ) throws(AccordError) -> [IndexedRecord] {
         let modelTables = try Self.tables(model, in: tables)
-        var condition = try Self.condition(filter, options.documents, modelTables)
+        var condition = try Self.condition(filter, options.documents, modelTables, connection)
         if options.documents?.isEmpty == true { return [] }
         if let text = options.cursor {
             let cursor = try QueryCursor(text: text, sortOrder: options.sortOrder).condition(options.sortOrder, modelTables)
             condition = SQLPredicate(sql: "\(condition.sql) AND \(cursor.sql)", parameters: condition.parameters + cursor.parameters)
         }
-        let order = try Self.orderBy(options.sortOrder, modelTables)
+        let order = try Self.orderBy(options.sortOrder, modelTables, oneDocument: options.documents?.count == 1)
         let fields = modelTables.valueFields
         var sql = "SELECT d.document, r.id"
         for field in fields { sql += ", r.\(modelTables.column(field.name))" }
@@ -88,7 +88,7 @@ extension RecordIndex {
     public func count(_ model: String, filter: Filter = .all, documents: [DocumentID]? = nil) throws(AccordError) -> Int {
         try reading { (connection, tables) throws(AccordError) -> Int in
             let modelTables = try Self.tables(model, in: tables)
-            let condition = try Self.condition(filter, documents, modelTables)
+            let condition = try Self.condition(filter, documents, modelTables, connection)
             if documents?.isEmpty == true { return 0 }
             var count = 0
             try connection.cachedStatement("SELECT count(*) FROM \(modelTables.records) r WHERE \(condition.sql)")
@@ -108,26 +108,42 @@ extension RecordIndex {
 
     /// The filter, scoped to `documents`.
     static func condition(
-        _ filter: Filter, _ documents: [DocumentID]?, _ modelTables: ModelTables
+        _ filter: Filter, _ documents: [DocumentID]?, _ modelTables: ModelTables, _ connection: SQLiteConnection
     ) throws(AccordError) -> SQLPredicate {
-        condition(try filter.compile(for: modelTables.schema), documents, modelTables)
+        try condition(try filter.compile(for: modelTables.schema), documents, modelTables, connection)
     }
 
     /// A compiled predicate, scoped to `documents` (nil: every document; `[]`: none).
+    ///
+    /// The scope is bound as the documents' integer keys, looked up first: compared with
+    /// numbers it lets SQLite read one document's rows in id order from the primary key
+    /// or a field's index, where a sub-select of the keys made it sort every match.
     static func condition(
-        _ predicate: RecordPredicate, _ documents: [DocumentID]?, _ modelTables: ModelTables
-    ) -> SQLPredicate {
+        _ predicate: RecordPredicate, _ documents: [DocumentID]?, _ modelTables: ModelTables, _ connection: SQLiteConnection
+    ) throws(AccordError) -> SQLPredicate {
         let condition = SQLPredicate(predicate, tables: modelTables)
         guard let documents else { return condition }
-        guard !documents.isEmpty else { return .never }
-        let marks = Array(repeating: "?", count: documents.count).joined(separator: ", ")
-        return SQLPredicate(
-            sql: "r.document IN (SELECT key FROM accord_index_document_keys WHERE document IN (\(marks))) AND \(condition.sql)",
-            parameters: documents.map { .text($0.rawValue) } + condition.parameters)
+        let keys = try documentKeys(documents, connection)
+        // No key: the index holds no row of those documents.
+        guard !keys.isEmpty else { return .never }
+        let marks = Array(repeating: "?", count: keys.count).joined(separator: ", ")
+        return SQLPredicate(sql: "r.document IN (\(marks)) AND \(condition.sql)", parameters: keys.map { .integer($0) } + condition.parameters)
     }
 
-    /// SQLite puts NULL first ascending and last descending, which is the rule.
-    static func orderBy(_ keys: [SortKey], _ modelTables: ModelTables) throws(AccordError) -> String {
+    /// The integer keys of those of `documents` that have one.
+    private static func documentKeys(_ documents: [DocumentID], _ connection: SQLiteConnection) throws(AccordError) -> [Int64] {
+        guard !documents.isEmpty else { return [] }
+        let marks = Array(repeating: "?", count: documents.count).joined(separator: ", ")
+        var keys: [Int64] = []
+        try connection.cachedStatement("SELECT key FROM accord_index_document_keys WHERE document IN (\(marks))")
+            .forEachRow(documents.map { .text($0.rawValue) }) { row in keys.append(row.int64(0)) }
+        return keys
+    }
+
+    /// SQLite puts NULL first ascending and last descending, which is the rule. Within
+    /// `oneDocument` ids are unique, so the document's tie-break is left out: SQLite can
+    /// then take the order from an index rather than sort.
+    static func orderBy(_ keys: [SortKey], _ modelTables: ModelTables, oneDocument: Bool) throws(AccordError) -> String {
         var terms: [String] = []
         for (index, key) in keys.enumerated() {
             guard let field = modelTables.schema.field(key.field), field.type != .stringSet else {
@@ -138,7 +154,7 @@ extension RecordIndex {
             terms.append("r.\(modelTables.column(key.field)) \(key.direction == .ascending ? "ASC" : "DESC")")
         }
         // `d`: the document's text, joined by ``select`` (the rows hold its integer key).
-        return (terms + ["r.id ASC", "d.document ASC"]).joined(separator: ", ")
+        return (terms + (oneDocument ? ["r.id ASC"] : ["r.id ASC", "d.document ASC"])).joined(separator: ", ")
     }
 
     static func value(_ row: SQLiteStatement, _ column: Int32, _ type: FieldType) -> RecordValue {
