@@ -82,6 +82,18 @@ import Testing
         }
         let scoped = try index.query("tasks", options: QueryOptions(documents: ["mid", "zeta", "nowhere"]))
         #expect(scoped.map { "\($0.id)@\($0.document.rawValue)" } == ["a@mid", "a@zeta", "b@mid", "b@zeta"])
+        // Scoped to one document (no join: the scope's text is bound), in both directions.
+        for direction in [SortKey.Direction.ascending, .descending] {
+            var options = QueryOptions(documents: ["Zeta"], sortOrder: [SortKey("priority", direction)], limit: 1)
+            var paged: [String] = []
+            while true {
+                let page = try index.queryPaged("tasks", options: options)
+                paged += page.data.map { "\($0.id)@\($0.document.rawValue)" }
+                guard let cursor = page.nextCursor else { break }
+                options.cursor = cursor
+            }
+            #expect(paged == ["a@Zeta", "b@Zeta"])
+        }
         #expect(try index.count("tasks", documents: ["alpha"]) == 2)
         #expect(try index.count("tasks", documents: ["nowhere"]) == 0)
         // A removed document's rows go; the others keep theirs.

@@ -48,14 +48,16 @@ public struct QueryCursor: Sendable, Hashable {
 
     /// The SQL condition "comes after the cursor" in the order `ORDER BY` gives: each
     /// sort key in turn (NULL first ascending, last descending), then id, then document.
-    func condition(_ sortOrder: [SortKey], _ modelTables: ModelTables) -> SQLPredicate {
+    /// In `oneDocument` (a query scoped to one document, which does not join the
+    /// documents' text) ids are unique, so the document is left out.
+    func condition(_ sortOrder: [SortKey], _ modelTables: ModelTables, oneDocument: Bool) -> SQLPredicate {
         var keys: [(column: String, type: FieldType, direction: SortKey.Direction, value: RecordValue)] = []
         for (index, key) in sortOrder.enumerated() {
             let type = modelTables.schema.field(key.field)?.type ?? .string
             keys.append(("r.\(modelTables.column(key.field))", type, key.direction, values[index]))
         }
         keys.append(("r.id", .string, .ascending, values[values.count - 2]))
-        keys.append(("d.document", .string, .ascending, values[values.count - 1]))
+        if !oneDocument { keys.append(("d.document", .string, .ascending, values[values.count - 1])) }
         var alternatives: [SQLPredicate] = []
         var equalSoFar: [SQLPredicate] = []
         for key in keys {

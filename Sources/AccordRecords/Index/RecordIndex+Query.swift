@@ -27,18 +27,24 @@ extension RecordIndex {
         let modelTables = try Self.tables(model, in: tables)
         var condition = try Self.condition(filter, options.documents, modelTables, connection)
         if options.documents?.isEmpty == true { return [] }
+        // Rows hold the document's integer key. Scoped to one document, its text is the
+        // scope's, bound once, and ids alone order and page its rows (they are unique
+        // there); otherwise the key table is joined for the text that results, the
+        // tie-break and cursors use.
+        let oneDocument = options.documents?.count == 1 ? options.documents?.first : nil
         if let text = options.cursor {
-            let cursor = try QueryCursor(text: text, sortOrder: options.sortOrder).condition(options.sortOrder, modelTables)
+            let cursor = try QueryCursor(text: text, sortOrder: options.sortOrder)
+                .condition(options.sortOrder, modelTables, oneDocument: oneDocument != nil)
             condition = SQLPredicate(sql: "\(condition.sql) AND \(cursor.sql)", parameters: condition.parameters + cursor.parameters)
         }
-        let order = try Self.orderBy(options.sortOrder, modelTables, oneDocument: options.documents?.count == 1)
+        let order = try Self.orderBy(options.sortOrder, modelTables, oneDocument: oneDocument != nil)
         let fields = modelTables.valueFields
-        var sql = "SELECT d.document, r.id"
+        var sql = oneDocument == nil ? "SELECT d.document, r.id" : "SELECT ?, r.id"
         for field in fields { sql += ", r.\(modelTables.column(field.name))" }
-        // Rows hold the document's integer key; its text is what results, order and cursors use.
-        sql += " FROM \(modelTables.records) r JOIN accord_index_document_keys d ON d.key = r.document"
+        sql += " FROM \(modelTables.records) r"
+        if oneDocument == nil { sql += " JOIN accord_index_document_keys d ON d.key = r.document" }
         sql += " WHERE \(condition.sql) ORDER BY \(order)"
-        var parameters = condition.parameters
+        var parameters = (oneDocument.map { [SQLiteValue.text($0.rawValue)] } ?? []) + condition.parameters
         if let limit = options.limit {
             sql += " LIMIT ?"
             parameters.append(.integer(Int64(max(0, limit))))
