@@ -53,6 +53,18 @@ import Testing
         }
     }
 
+    /// Every page of a query, each record as `id@document`.
+    private func pages(of index: RecordIndex, _ first: QueryOptions) throws -> [String] {
+        var options = first
+        var paged: [String] = []
+        while true {
+            let page = try index.queryPaged("tasks", options: options)
+            paged += page.data.map { "\($0.id)@\($0.document.rawValue)" }
+            guard let cursor = page.nextCursor else { return paged }
+            options.cursor = cursor
+        }
+    }
+
     /// Rows hold a document's integer key, given in the order documents first reach the
     /// index; ties of id are still broken by the document id's text (code points), in
     /// one query and across pages, and a scope names documents by their text.
@@ -70,28 +82,14 @@ import Testing
         for direction in [SortKey.Direction.ascending, .descending] {
             let all = try index.query("tasks", options: QueryOptions(sortOrder: [SortKey("priority", direction)]))
             #expect(all.map { "\($0.id)@\($0.document.rawValue)" } == expected)
-            var options = QueryOptions(sortOrder: [SortKey("priority", direction)], limit: 3)
-            var paged: [String] = []
-            while true {
-                let page = try index.queryPaged("tasks", options: options)
-                paged += page.data.map { "\($0.id)@\($0.document.rawValue)" }
-                guard let cursor = page.nextCursor else { break }
-                options.cursor = cursor
-            }
+            let paged = try pages(of: index, QueryOptions(sortOrder: [SortKey("priority", direction)], limit: 3))
             #expect(paged == expected)
         }
         let scoped = try index.query("tasks", options: QueryOptions(documents: ["mid", "zeta", "nowhere"]))
         #expect(scoped.map { "\($0.id)@\($0.document.rawValue)" } == ["a@mid", "a@zeta", "b@mid", "b@zeta"])
         // Scoped to one document (no join: the scope's text is bound), in both directions.
         for direction in [SortKey.Direction.ascending, .descending] {
-            var options = QueryOptions(documents: ["Zeta"], sortOrder: [SortKey("priority", direction)], limit: 1)
-            var paged: [String] = []
-            while true {
-                let page = try index.queryPaged("tasks", options: options)
-                paged += page.data.map { "\($0.id)@\($0.document.rawValue)" }
-                guard let cursor = page.nextCursor else { break }
-                options.cursor = cursor
-            }
+            let paged = try pages(of: index, QueryOptions(documents: ["Zeta"], sortOrder: [SortKey("priority", direction)], limit: 1))
             #expect(paged == ["a@Zeta", "b@Zeta"])
         }
         #expect(try index.count("tasks", documents: ["alpha"]) == 2)
