@@ -16,7 +16,7 @@ extension Doc {
         var w = ByteWriter(capacity: 1024)
         store.writeStructs(from: store.missingClocks(since: sv), to: &w)
         store.deleteSet.write(to: &w)
-        guard let pendingBytes = pendingAsUpdate() else { return w.bytes }
+        guard let pendingBytes = pendingAsUpdate() else { return w.takeBytes() }
         // Merge the pending structs and deletes in, filtered by the same state vector.
         do {
             let merged = try mergeUpdates([w.bytes, pendingBytes])
@@ -25,7 +25,7 @@ extension Doc {
             // Both inputs are our own encodings, which always decode; if that ever broke,
             // debug builds (and so the tests) stop here rather than drop pending data.
             assertionFailure("re-reading our own encoding failed: \(error)")
-            return w.bytes
+            return w.takeBytes()
         }
     }
 

@@ -2,17 +2,77 @@
 ///
 /// See `design/yjs-wire-format.md` section 1. Fixed-width numbers are big-endian.
 public struct ByteWriter: Sendable {
-    public private(set) var bytes: [UInt8]
+    /// The bytes written, then zeroed room for more: `storage.count` is the room, ``count``
+    /// the length. A write of several bytes checks the room (and that the buffer is not
+    /// shared) once and then stores through a pointer. `Array.append` made both checks
+    /// for every byte, and an update is written byte by byte: that was most of the cost of
+    /// encoding a transaction's update.
+    private var storage: [UInt8]
+    /// How many bytes have been written.
+    public private(set) var count = 0
 
     public init(capacity: Int = 64) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        storage = [UInt8](repeating: 0, count: max(capacity, 16))
     }
 
-    public mutating func writeUInt8(_ value: UInt8) { bytes.append(value) }
+    /// The bytes written (a copy; ``takeBytes()`` hands them over without one).
+    public var bytes: [UInt8] { Array(storage[..<count]) }
+
+    /// Hands over the bytes written without copying them, and leaves the writer empty.
+    public mutating func takeBytes() -> [UInt8] {
+        var taken: [UInt8] = []
+        swap(&taken, &storage)
+        taken.removeLast(taken.count - count)
+        count = 0
+        return taken
+    }
+
+    /// Calls `body` with the bytes written so far.
+    public func withUnsafeBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[..<count])) }
+    }
+
+    /// Makes room for `atMost` bytes, lets `body` store them from the pointer it gets
+    /// and say how many it stored.
+    @inline(__always)
+    private mutating func write(atMost room: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        if storage.count - count < room { grow(toFit: count + room) }
+        let start = count
+        count = start + storage.withUnsafeMutableBufferPointer { body($0.baseAddress! + start) }
+    }
+
+    private mutating func grow(toFit needed: Int) {
+        let room = Swift.max(needed, storage.count * 2)
+        storage.reserveCapacity(room)
+        storage.append(contentsOf: repeatElement(0, count: room - storage.count))
+    }
+
+    @inline(__always)
+    public mutating func writeUInt8(_ value: UInt8) {
+        if count == storage.count { grow(toFit: count + 1) }
+        storage[count] = value
+        count += 1
+    }
 
     public mutating func writeRaw<C: Collection>(_ raw: C) where C.Element == UInt8 {
-        bytes.append(contentsOf: raw)
+        let written: Void? = raw.withContiguousStorageIfAvailable { writeRaw(buffer: $0) }
+        if written == nil {
+            let n = raw.count
+            write(atMost: n) { p in
+                var i = 0
+                for byte in raw.prefix(n) { p[i] = byte; i += 1 }
+                return i
+            }
+        }
+    }
+
+    /// Stores `buffer`'s bytes (one copy of the whole run).
+    private mutating func writeRaw(buffer: UnsafeBufferPointer<UInt8>) {
+        guard let source = buffer.baseAddress, buffer.count > 0 else { return }
+        write(atMost: buffer.count) { p in
+            p.update(from: source, count: buffer.count)
+            return buffer.count
+        }
     }
 
     /// Little-endian base-128, 7 bits per byte, 0x80 marks "more follows". The one-byte
@@ -21,19 +81,28 @@ public struct ByteWriter: Sendable {
     @inline(__always)
     public mutating func writeVarUInt(_ value: UInt64) {
         if value < 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value))
+            writeUInt8(UInt8(truncatingIfNeeded: value))
             return
         }
         writeLongVarUInt(value)
     }
 
     private mutating func writeLongVarUInt(_ value: UInt64) {
+        write(atMost: 10) { p in Self.storeVarUInt(value, at: p) }
+    }
+
+    /// Stores `value` as a var-uint at `p` (room for 10 bytes); returns the bytes stored.
+    @inline(__always)
+    private static func storeVarUInt(_ value: UInt64, at p: UnsafeMutablePointer<UInt8>) -> Int {
         var v = value
+        var i = 0
         while v > 0x7f {
-            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            p[i] = UInt8(truncatingIfNeeded: v) | 0x80
             v >>= 7
+            i += 1
         }
-        bytes.append(UInt8(truncatingIfNeeded: v))
+        p[i] = UInt8(truncatingIfNeeded: v)
+        return i + 1
     }
 
     @inline(__always)
@@ -46,21 +115,21 @@ public struct ByteWriter: Sendable {
         var first = UInt8(truncatingIfNeeded: magnitude & 0x3f) | (negative ? 0x40 : 0)
         magnitude >>= 6
         if magnitude > 0 { first |= 0x80 }
-        bytes.append(first)
-        while magnitude > 0 {
-            var b = UInt8(truncatingIfNeeded: magnitude & 0x7f)
-            magnitude >>= 7
-            if magnitude > 0 { b |= 0x80 }
-            bytes.append(b)
-        }
+        writeUInt8(first)
+        guard magnitude > 0 else { return }
+        write(atMost: 10) { p in Self.storeVarUInt(magnitude, at: p) }
     }
 
     /// `varUint(utf8 count) · utf8`.
     public mutating func writeVarString(_ string: String) {
         var s = string
         s.withUTF8 { utf8 in
-            writeVarUInt(UInt64(utf8.count))
-            bytes.append(contentsOf: utf8)
+            // The length and the text in one write.
+            write(atMost: 10 + utf8.count) { p in
+                let n = Self.storeVarUInt(UInt64(utf8.count), at: p)
+                if let source = utf8.baseAddress { (p + n).update(from: source, count: utf8.count) }
+                return n + utf8.count
+            }
         }
     }
 
@@ -87,49 +156,58 @@ public struct ByteWriter: Sendable {
             }
         }
         writeVarUInt(UInt64(length))
-        bytes.reserveCapacity(bytes.count + length)
-        var it2 = units.makeIterator()
-        pending = nil
-        while let u = pending ?? it2.next() {
+        write(atMost: length) { p in
+            var i = 0
+            var it2 = units.makeIterator()
             pending = nil
-            var scalar = UInt32(u)
-            if UTF16.isLeadSurrogate(u) {
-                if let next = it2.next() {
-                    if UTF16.isTrailSurrogate(next) {
-                        scalar = 0x10000 + ((UInt32(u) - 0xD800) << 10) + (UInt32(next) - 0xDC00)
+            while let u = pending ?? it2.next() {
+                pending = nil
+                var scalar = UInt32(u)
+                if UTF16.isLeadSurrogate(u) {
+                    if let next = it2.next() {
+                        if UTF16.isTrailSurrogate(next) {
+                            scalar = 0x10000 + ((UInt32(u) - 0xD800) << 10) + (UInt32(next) - 0xDC00)
+                        } else {
+                            scalar = 0xFFFD
+                            pending = next
+                        }
                     } else {
                         scalar = 0xFFFD
-                        pending = next
                     }
-                } else {
+                } else if UTF16.isTrailSurrogate(u) {
                     scalar = 0xFFFD
                 }
-            } else if UTF16.isTrailSurrogate(u) {
-                scalar = 0xFFFD
+                // Bounded by the first pass's count, which the room was made for.
+                precondition(i + scalarLength(scalar) <= length, "UTF-16 units changed between the two passes")
+                switch scalar {
+                case 0..<0x80:
+                    p[i] = UInt8(scalar)
+                    i += 1
+                case 0x80..<0x800:
+                    p[i] = UInt8(0xC0 | scalar >> 6)
+                    p[i + 1] = UInt8(0x80 | scalar & 0x3F)
+                    i += 2
+                case 0x800..<0x10000:
+                    p[i] = UInt8(0xE0 | scalar >> 12)
+                    p[i + 1] = UInt8(0x80 | (scalar >> 6) & 0x3F)
+                    p[i + 2] = UInt8(0x80 | scalar & 0x3F)
+                    i += 3
+                default:
+                    p[i] = UInt8(0xF0 | scalar >> 18)
+                    p[i + 1] = UInt8(0x80 | (scalar >> 12) & 0x3F)
+                    p[i + 2] = UInt8(0x80 | (scalar >> 6) & 0x3F)
+                    p[i + 3] = UInt8(0x80 | scalar & 0x3F)
+                    i += 4
+                }
             }
-            switch scalar {
-            case 0..<0x80:
-                bytes.append(UInt8(scalar))
-            case 0x80..<0x800:
-                bytes.append(UInt8(0xC0 | scalar >> 6))
-                bytes.append(UInt8(0x80 | scalar & 0x3F))
-            case 0x800..<0x10000:
-                bytes.append(UInt8(0xE0 | scalar >> 12))
-                bytes.append(UInt8(0x80 | (scalar >> 6) & 0x3F))
-                bytes.append(UInt8(0x80 | scalar & 0x3F))
-            default:
-                bytes.append(UInt8(0xF0 | scalar >> 18))
-                bytes.append(UInt8(0x80 | (scalar >> 12) & 0x3F))
-                bytes.append(UInt8(0x80 | (scalar >> 6) & 0x3F))
-                bytes.append(UInt8(0x80 | scalar & 0x3F))
-            }
+            return i
         }
     }
 
     /// `varUint(count) · bytes`.
     public mutating func writeVarBytes<C: Collection>(_ data: C) where C.Element == UInt8 {
         writeVarUInt(UInt64(data.count))
-        bytes.append(contentsOf: data)
+        writeRaw(data)
     }
 
     public mutating func writeFloat32(_ value: Float) { writeBigEndian(UInt64(value.bitPattern), width: 4) }
@@ -137,8 +215,9 @@ public struct ByteWriter: Sendable {
     public mutating func writeInt64(_ value: Int64) { writeBigEndian(UInt64(bitPattern: value), width: 8) }
 
     private mutating func writeBigEndian(_ value: UInt64, width: Int) {
-        for shift in stride(from: (width - 1) * 8, through: 0, by: -8) {
-            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        write(atMost: width) { p in
+            for i in 0..<width { p[i] = UInt8(truncatingIfNeeded: value >> UInt64((width - 1 - i) * 8)) }
+            return width
         }
     }
 }

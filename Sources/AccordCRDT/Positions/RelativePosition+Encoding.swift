@@ -23,7 +23,7 @@ extension RelativePosition {
             w.writeVarString("")
         }
         w.writeVarInt(assoc)
-        return w.bytes
+        return w.takeBytes()
     }
 
     /// Decodes Yjs's binary form. An older form without the association (Yjs before

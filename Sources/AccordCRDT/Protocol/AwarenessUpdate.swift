@@ -49,7 +49,7 @@ public struct AwarenessUpdate: Hashable, Sendable {
             w.writeVarUInt(entry.clock)
             w.writeVarString(entry.jsonText)
         }
-        return w.bytes
+        return w.takeBytes()
     }
 
     /// Decodes a whole update; every byte must belong to it. Failures, including bad

@@ -27,7 +27,7 @@ public struct MultiplexedFrame: Hashable, Sendable {
         var w = ByteWriter()
         w.writeVarString(documentID ?? "")
         w.writeRaw(frame.encode())
-        return w.bytes
+        return w.takeBytes()
     }
 
     /// Decodes one message; every failure throws ``ErrorCode/malformedMessage``.

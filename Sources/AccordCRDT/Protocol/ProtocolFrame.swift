@@ -46,7 +46,7 @@ public enum ProtocolFrame: Hashable, Sendable {
         case .queryAwareness: break
         case .custom(_, let body): w.writeRaw(body)
         }
-        return w.bytes
+        return w.takeBytes()
     }
 
     /// Decodes one WebSocket binary message. Known types must use every byte; custom

@@ -39,7 +39,7 @@ public enum SyncMessage: Hashable, Sendable {
     public func encode() -> [UInt8] {
         var w = ByteWriter(capacity: payload.count + 8)
         write(to: &w)
-        return w.bytes
+        return w.takeBytes()
     }
 
     func write(to w: inout ByteWriter) {

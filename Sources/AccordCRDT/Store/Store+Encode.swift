@@ -25,7 +25,7 @@ extension Store {
             writeStructs(from: from, to: &w)
         }
         tr.deletes.write(to: &w, clientIDs: clientIDs)
-        return w.bytes
+        return w.takeBytes()
     }
 
     /// Writes, for each client in `from`, its structs from that clock on (the first one

@@ -21,8 +21,7 @@ struct LazyStructWriter {
 
     private mutating func flush() {
         guard written > 0 else { return }
-        groups.append((written, current.bytes))
-        current = ByteWriter()
+        groups.append((written, current.takeBytes()))
         written = 0
     }
 

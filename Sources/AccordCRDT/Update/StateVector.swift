@@ -17,7 +17,7 @@ public struct StateVector: Hashable, Sendable, CustomStringConvertible {
     public func encode() -> [UInt8] {
         var w = ByteWriter()
         write(to: &w)
-        return w.bytes
+        return w.takeBytes()
     }
 
     func write(to w: inout ByteWriter) {

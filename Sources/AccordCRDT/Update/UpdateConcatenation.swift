@@ -68,5 +68,5 @@ public func concatenateUpdates(base: [UInt8]?, appending updates: [[UInt8]]) -> 
     } else {
         w.writeVarUInt(0)
     }
-    return w.bytes
+    return w.takeBytes()
 }

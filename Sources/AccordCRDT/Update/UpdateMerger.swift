@@ -145,7 +145,7 @@ enum UpdateMerger {
         }
         ds.normalize()
         ds.write(to: &w)
-        return w.bytes
+        return w.takeBytes()
     }
 
     static func diff(_ update: DecodedUpdate, against sv: StateVector) -> [UInt8] {
@@ -175,7 +175,7 @@ enum UpdateMerger {
         // The delete set as read: clients descending, each client's ranges in wire order
         // (Yjs neither sorts nor merges them here).
         update.deleteSet.write(to: &w)
-        return w.bytes
+        return w.takeBytes()
     }
 
     static func stateVector(of update: DecodedUpdate) -> [UInt8] {
@@ -202,6 +202,6 @@ enum UpdateMerger {
             w.writeVarUInt(e.client)
             w.writeVarUInt(e.clock)
         }
-        return w.bytes
+        return w.takeBytes()
     }
 }

@@ -202,7 +202,7 @@ public struct DecodedUpdate: Hashable, Sendable {
         var ds = deleteSet
         ds.normalize()
         ds.write(to: &w)
-        return w.bytes
+        return w.takeBytes()
     }
 }
 

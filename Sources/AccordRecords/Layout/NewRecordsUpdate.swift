@@ -35,7 +35,7 @@ public struct NewRecordsUpdate {
     public var isEmpty: Bool { clock == startClock }
 
     /// Bytes of the structs written so far (the update is a few bytes more).
-    public var byteCount: Int { structs.bytes.count }
+    public var byteCount: Int { structs.count }
 
     /// Adds record `id` of `model` with its checked values (``RecordLayout/check(_:removing:id:model:)``
     /// order; nil values, removals of fields a new record does not have, are skipped).
@@ -66,11 +66,11 @@ public struct NewRecordsUpdate {
         header.writeVarUInt(clock - startClock)  // its struct count: every item is one unit
         header.writeVarUInt(client)
         header.writeVarUInt(startClock)
-        var update = header.bytes
-        update.reserveCapacity(update.count + structs.bytes.count + 1)
-        update.append(contentsOf: structs.bytes)
-        update.append(0)  // the delete set: no clients
-        return update
+        var update = ByteWriter(capacity: header.count + structs.count + 1)
+        header.withUnsafeBytes { update.writeRaw($0) }
+        structs.withUnsafeBytes { update.writeRaw($0) }
+        update.writeUInt8(0)  // the delete set: no clients
+        return update.takeBytes()
     }
 
     private enum Parent {

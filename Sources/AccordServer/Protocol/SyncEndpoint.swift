@@ -72,7 +72,7 @@ public enum SyncEndpoint: Hashable, Sendable {
             var w = ByteWriter()
             w.writeVarString(document?.rawValue ?? "")
             w.writeRaw(frame.encode())
-            return w.bytes
+            return w.takeBytes()
         }
     }
 }
