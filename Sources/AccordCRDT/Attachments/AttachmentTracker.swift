@@ -49,7 +49,11 @@ final class AttachmentTracker {
             let before = tr.before(c)
             if store.clientState[client] > before { scanInserted(store, client: c, from: before) }
         }
-        for (t, _) in tr.changedKeys where store.types[Int(t)].kind == .map {
+        // With no blob key in the document and no blob held, every changed map would be
+        // found to hold none and to have held none: skip them (a batch of records changes
+        // one map per record, and each was a few hashed look-ups).
+        let mapsMayHoldBlobs = !held.isEmpty || !roots.isEmpty || store.keyIndex[ExactKey(BlobRef.key)] != nil
+        for (t, _) in mapsMayHoldBlobs ? tr.changedKeys : [:] where store.types[Int(t)].kind == .map {
             let holder = store.types[Int(t)].item
             if holder == noItem {
                 if let name = store.types[Int(t)].rootName { setRoot(name, Self.mapBlob(store, type: t)) }

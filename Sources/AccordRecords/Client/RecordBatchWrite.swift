@@ -59,7 +59,8 @@ package struct RecordBatchWrite {
         var prepared: [Prepared] = []
         prepared.reserveCapacity(writes.count)
         // A record written twice in one batch reads, the second time, as the first left it.
-        var earlier: [String: Int] = [:]
+        // Sized once: grown write by write, it rehashed every id already in it along the way.
+        var earlier: [String: Int] = .init(minimumCapacity: writes.count)
         for (position, write) in writes.enumerated() {
             do throws(AccordError) {
                 var record = try prepare(write, inRoot: root, milliseconds: milliseconds, random: &random)
