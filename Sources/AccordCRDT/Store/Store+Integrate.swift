@@ -10,8 +10,17 @@ extension Store {
         let right = items[r].right
         let parentSub = items[r].parentSub
 
+        // A map key's current item, once looked up (nil inside: the key has none).
+        var keyHead: ItemRef?? = nil
         let needsConflictScan: Bool
-        if left == noItem {
+        if left == noItem, right == noItem, parentSub >= 0 {
+            // A key the map never held has nothing to conflict with, and its item links
+            // in alone: one look-up of the key instead of three (a records batch sets
+            // about ten new keys per record, several in a map of every record).
+            let head = types[parent].map[parentSub]
+            keyHead = .some(head)
+            needsConflictScan = head != nil
+        } else if left == noItem {
             needsConflictScan = right == noItem || items[Int(right)].left != noItem
         } else {
             needsConflictScan = items[Int(left)].right != right
@@ -27,7 +36,8 @@ extension Store {
             newRight = items[Int(left)].right
             items[Int(left)].right = ref
         } else if parentSub >= 0 {
-            newRight = types[parent].map[parentSub] ?? noItem
+            // The conflict scan changes no links, so a look-up before it still holds.
+            newRight = (keyHead ?? types[parent].map[parentSub]) ?? noItem
             while newRight != noItem, items[Int(newRight)].left != noItem { newRight = items[Int(newRight)].left }
         } else {
             newRight = types[parent].start
