@@ -20,8 +20,7 @@ public struct YMap {
     public subscript(key: String) -> YValue? { self.get(key) }
 
     public func get(_ key: String) -> YValue? {
-        guard let k = doc.store.knownKey(key), let ref = doc.store.types[Int(type)].map[k],
-              !doc.store.items[Int(ref)].deleted else { return nil }
+        guard let ref = doc.store.mapEntry(type, key: key), !doc.store.items[Int(ref)].deleted else { return nil }
         return doc.lastValue(of: ref)
     }
 
@@ -31,8 +30,7 @@ public struct YMap {
     /// gives a new value for such a key the entry as its origin; only a key that never
     /// had one can take a value written without the document (no origin).
     public func hasEntry(_ key: String) -> Bool {
-        guard let k = doc.store.knownKey(key) else { return false }
-        return doc.store.types[Int(type)].map[k] != nil
+        doc.store.mapEntry(type, key: key) != nil
     }
 
     /// Every key with its value, sorted by key.
