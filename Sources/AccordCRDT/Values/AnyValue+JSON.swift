@@ -106,6 +106,12 @@ extension AnyValue {
         out.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { utf8 in
+            // Most strings need no escape: one copy of the whole, without the run
+            // bookkeeping below (a record's string-set column is several short ones).
+            if !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+                out.append(contentsOf: utf8)
+                return
+            }
             var run = 0
             for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
