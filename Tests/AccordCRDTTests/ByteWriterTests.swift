@@ -29,6 +29,23 @@ import Testing
         #expect(w.bytes == expected)
     }
 
+    /// Writes far beyond the stretch of room zeroed at a time, one large and many small.
+    @Test func writesBeyondTheZeroedStretch() {
+        var w = ByteWriter(capacity: 1)
+        let large = (0..<(3 * ByteWriter.zeroedStretch + 5)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        w.writeRaw(large)
+        var expected = large
+        for i in 0..<(2 * ByteWriter.zeroedStretch) {
+            w.writeUInt8(UInt8(truncatingIfNeeded: i))
+            expected.append(UInt8(truncatingIfNeeded: i))
+        }
+        w.writeVarString(String(repeating: "x", count: ByteWriter.zeroedStretch))
+        expected += [0x80, 0x80, 0x04] + Array(repeating: UInt8(ascii: "x"), count: ByteWriter.zeroedStretch)
+        #expect(w.count == expected.count)
+        #expect(w.bytes == expected)
+        #expect(w.takeBytes() == expected)
+    }
+
     /// Raw bytes from a collection with contiguous storage and from one without.
     @Test func rawBytesFromAnyCollection() {
         var w = ByteWriter(capacity: 2)

@@ -41,11 +41,17 @@ public struct ByteWriter: Sendable {
         count = start + storage.withUnsafeMutableBufferPointer { body($0.baseAddress! + start) }
     }
 
+    /// Capacity doubles, as an array's does, but only the next stretch of it is zeroed
+    /// (at most ``zeroedStretch`` beyond what is needed): zeroing the whole of it made
+    /// every doubled page resident at once, where untouched capacity costs no memory
+    /// (an ingest's update of a million records is hundreds of megabytes).
     private mutating func grow(toFit needed: Int) {
-        let room = Swift.max(needed, storage.count * 2)
-        storage.reserveCapacity(room)
+        if storage.capacity < needed { storage.reserveCapacity(Swift.max(needed, storage.capacity * 2)) }
+        let room = Swift.min(storage.capacity, Swift.max(needed, storage.count + Self.zeroedStretch))
         storage.append(contentsOf: repeatElement(0, count: room - storage.count))
     }
+
+    static let zeroedStretch = 1 << 16
 
     @inline(__always)
     public mutating func writeUInt8(_ value: UInt8) {
