@@ -11,8 +11,13 @@ public struct ByteWriter: Sendable {
     /// How many bytes have been written.
     public private(set) var count = 0
 
+    /// Reserves `capacity` bytes; the first write zeroes its room (``grow(toFit:)``).
+    /// `Array(repeating:count:)` and `Array(unsafeUninitializedCapacity:)` allocated
+    /// through the standard library's generic code, twice the cost of this allocation,
+    /// for the small writer of each keystroke's update.
     public init(capacity: Int = 64) {
-        storage = [UInt8](repeating: 0, count: max(capacity, 16))
+        storage = []
+        storage.reserveCapacity(Swift.max(capacity, 16))
     }
 
     /// The bytes written (a copy; ``takeBytes()`` hands them over without one).
@@ -48,10 +53,15 @@ public struct ByteWriter: Sendable {
     private mutating func grow(toFit needed: Int) {
         if storage.capacity < needed { storage.reserveCapacity(Swift.max(needed, storage.capacity * 2)) }
         let room = Swift.min(storage.capacity, Swift.max(needed, storage.count + Self.zeroedStretch))
-        storage.append(contentsOf: repeatElement(0, count: room - storage.count))
+        // Copied from a block of zeros (one memcpy): appending `repeatElement(0, …)` went
+        // byte by byte.
+        while storage.count < room {
+            storage.append(contentsOf: Self.zeros[..<Swift.min(room - storage.count, Self.zeros.count)])
+        }
     }
 
     static let zeroedStretch = 1 << 16
+    private static let zeros = [UInt8](repeating: 0, count: zeroedStretch)
 
     @inline(__always)
     public mutating func writeUInt8(_ value: UInt8) {
