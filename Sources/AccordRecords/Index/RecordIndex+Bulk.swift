@@ -24,51 +24,56 @@ extension RecordIndex {
         _ records: [RecordData], into modelTables: ModelTables, document: DocumentID, created: Bool = false
     ) throws(AccordError) -> Bool {
         guard !records.isEmpty, let documentKey = try documentKey(document, creating: true) else { return created }
-        let documentValue = SQLiteValue.integer(documentKey)
+        let columns = modelTables.valueFieldNames.count + 2
+        var rows = SQLiteParameters(reserving: Self.rowsPerStatement * columns, textBytes: Self.rowsPerStatement * 256)
+        // Members of every chunk go out in full statements of `rowsPerStatement` members,
+        // whichever records they belong to; only the last statement of the call is
+        // shorter (a short statement per chunk was SQL text made and looked up per chunk).
+        var members = modelTables.memberWrites.map { _ in
+            SQLiteParameters(reserving: Self.rowsPerStatement * 3, textBytes: Self.rowsPerStatement * 32)
+        }
         var allFresh = created
         var start = 0
         while start < records.count {
             let chunk = records[start..<min(start + Self.rowsPerStatement, records.count)]
             start += chunk.count
-            var values: [SQLiteValue] = []
-            values.reserveCapacity(chunk.count * (modelTables.valueFields.count + 2))
+            rows.removeAll()
             for record in chunk {
-                values.append(documentValue)
-                values.append(.text(record.id))
-                Self.appendColumns(of: record, names: modelTables.valueFieldNames, to: &values)
+                rows.append(documentKey)
+                rows.append(record.id)
+                Self.appendColumns(of: record, names: modelTables.valueFieldNames, to: &rows)
             }
             var fresh = false
             if created {
-                try connection.cachedStatement(modelTables.insertNewRows(chunk.count)).runBorrowingTexts(values)
+                try connection.cachedStatement(modelTables.insertNewRows(chunk.count)).run(rows)
                 fresh = connection.changes == chunk.count
             }
             // A chunk not all new first clears the members its rows list now (before
-            // the rows change: the row's JSON is how its members are found).
+            // the rows change: the row's JSON is how its members are found). Members
+            // of earlier chunks still waiting belong to other records.
             if !fresh {
                 try clearMembers(of: chunk.map(\.id), in: modelTables, document: documentKey)
                 allFresh = false
-                try connection.cachedStatement(modelTables.upsertRows(chunk.count)).runBorrowingTexts(values)
+                try connection.cachedStatement(modelTables.upsertRows(chunk.count)).run(rows)
             }
-            for members in modelTables.memberWrites {
-                var added: [SQLiteValue] = []
-                added.reserveCapacity(Self.rowsPerStatement * 3)
+            for (position, write) in modelTables.memberWrites.enumerated() {
                 for record in chunk {
-                    guard case .stringSet(let set)? = record.values[members.field] else { continue }
+                    guard case .stringSet(let set)? = record.values[write.field] else { continue }
                     for member in set {
-                        added.append(.text(member))
-                        added.append(documentValue)
-                        added.append(.text(record.id))
-                        if added.count == Self.rowsPerStatement * 3 {
-                            try connection.cachedStatement(modelTables.addMembers(Self.rowsPerStatement, to: members.table))
-                                .runBorrowingTexts(added)
-                            added.removeAll(keepingCapacity: true)
+                        members[position].append(member)
+                        members[position].append(documentKey)
+                        members[position].append(record.id)
+                        if members[position].count == Self.rowsPerStatement * 3 {
+                            try connection.cachedStatement(modelTables.addMembers(Self.rowsPerStatement, to: write.table))
+                                .run(members[position])
+                            members[position].removeAll()
                         }
                     }
                 }
-                if !added.isEmpty {
-                    try connection.cachedStatement(modelTables.addMembers(added.count / 3, to: members.table)).runBorrowingTexts(added)
-                }
             }
+        }
+        for (position, write) in modelTables.memberWrites.enumerated() where !members[position].isEmpty {
+            try connection.cachedStatement(modelTables.addMembers(members[position].count / 3, to: write.table)).run(members[position])
         }
         return allFresh
     }
@@ -80,13 +85,21 @@ extension RecordIndex {
     /// comparing the `String`s' bits before their text: a record's keys are mostly the
     /// very strings of the schema, or short ones whose bits are their text. One hashed
     /// look-up per field instead was about a twentieth of the index writer's time.
-    static func appendColumns(of record: RecordData, names: [String], to values: inout [SQLiteValue]) {
-        let start = values.count
-        values.append(contentsOf: repeatElement(SQLiteValue.null, count: names.count))
+    static func appendColumns(of record: RecordData, names: [String], to row: inout SQLiteParameters) {
+        let start = row.count
+        row.appendNulls(names.count)
         for (field, value) in record.values {
             let position = names.firstIndex { $0.hasSameBits(as: field) } ?? names.firstIndex(of: field)
             // A field outside the schema has no column (saves and projections check records first).
-            if let position { values[start + position] = column(value) }
+            guard let position else { continue }
+            let index = start + position
+            switch value {
+            case .null: break
+            case .bool(let flag): row.set(Int64(flag ? 1 : 0), at: index)
+            case .number(let number): row.set(number, at: index)
+            case .string(let text): row.set(text, at: index)
+            case .stringSet(let set): row.setText(at: index) { MemberList.write(set, to: &$0) }
+            }
         }
     }
 }

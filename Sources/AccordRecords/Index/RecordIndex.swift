@@ -349,14 +349,4 @@ public final class RecordIndex: @unchecked Sendable {
         writeQueued()
         return try body()
     }
-
-    static func column(_ value: RecordValue?) -> SQLiteValue {
-        switch value {
-        case nil, .null?: return .null
-        case .bool(let flag)?: return .integer(flag ? 1 : 0)
-        case .number(let number)?: return .real(number)
-        case .string(let text)?: return .text(text)
-        case .stringSet(let set)?: return .text(MemberList.text(set))
-        }
-    }
 }

@@ -129,65 +129,54 @@ public final class SQLiteStatement {
         if code != SQLITE_OK { throw SQLiteResult.error(code, message: message, context: "running \(sql.prefix(80))") }
     }
 
-    /// Runs the statement once with `values` bound, as ``run(_:)`` does, but with the
-    /// texts borrowed rather than copied by SQLite: they are gathered into one buffer
-    /// first (one allocation for the whole row set instead of one per text, which showed
-    /// in profiles of the records index's many-row inserts), bound from it with
-    /// `SQLITE_STATIC`, and the bindings are cleared before the buffer is let go.
-    public func runBorrowingTexts(_ values: [SQLiteValue]) throws(AccordError) {
+    /// Runs the statement once with `parameters` bound, as ``run(_:)`` does, but with the
+    /// texts borrowed rather than copied by SQLite: they are bound with `SQLITE_STATIC`
+    /// straight from the parameters' one buffer of text (no allocation per text, which
+    /// showed in profiles of the records index's many-row inserts), and the bindings are
+    /// cleared before the buffer can change again.
+    public func run(_ parameters: SQLiteParameters) throws(AccordError) {
         reset()
-        // Sized once, then each text copied from its own UTF-8 (the element-wise append
-        // of a UTF-8 view showed in profiles of the records index writer).
-        var total = 1
-        for value in values {
-            if case .text(let text) = value { total += text.utf8.count }
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(total)
-        for value in values {
-            if case .text(var text) = value { text.withUTF8 { bytes.append(contentsOf: $0) } }
-        }
-        // Never empty, so every text (an empty one too) gets a non-null pointer: SQLite
-        // reads a null pointer as NULL.
-        bytes.append(0)
-        let outcome = bytes.withUnsafeBufferPointer { buffer -> (code: Int32, message: String?, index: Int32) in
-            // Non-null: the buffer holds at least the trailing byte.
-            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
-            var offset = 0
-            var code = SQLITE_OK
-            var index: Int32 = 0
-            mayHoldBindings = true
-            for value in values {
-                index += 1
-                switch value {
-                case .null: code = sqlite3_bind_null(handle, index)
-                case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
-                case .real(let number): code = sqlite3_bind_double(handle, index, number)
-                case .text(let text):
-                    let count = text.utf8.count
-                    code = sqlite3_bind_text64(handle, index, base + offset, sqlite3_uint64(count), nil, UInt8(SQLITE_UTF8))
-                    offset += count
-                case .blob(let blob):
-                    code = blob.withUnsafeBytes { raw in
-                        sqlite3_bind_blob64(
-                            handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
-                            sqlite3_uint64(raw.count), accord_sqlite_transient())
-                    }
-                }
-                if code != SQLITE_OK { break }
-            }
-            if code == SQLITE_OK {
-                repeat { code = sqlite3_step(handle) } while code == SQLITE_ROW
-                if code == SQLITE_DONE { code = SQLITE_OK }
-            }
-            let message = code == SQLITE_OK ? nil : sqlite3_errmsg(database).map { String(cString: $0) }
-            // Before the buffer goes: nothing may point into it afterwards.
-            reset()
-            return (code, message, index)
+        let outcome: (code: Int32, message: String?)
+        if parameters.texts.isEmpty {
+            // Every text empty (or none): any non-null pointer will do, SQLite reads no byte
+            // of it (a null pointer would bind NULL).
+            var nothing: UInt8 = 0
+            outcome = withUnsafePointer(to: &nothing) { bindAndStep(parameters.parameters, texts: $0) }
+        } else {
+            outcome = parameters.texts.withUnsafeBufferPointer { bindAndStep(parameters.parameters, texts: $0.baseAddress!) }
         }
         if outcome.code != SQLITE_OK {
             throw SQLiteResult.error(outcome.code, message: outcome.message, context: "running \(sql.prefix(80))")
         }
+    }
+
+    /// Binds `parameters` (texts at `texts` + their start, borrowed), steps to the end and
+    /// resets, clearing the bindings: nothing points into `texts` afterwards.
+    private func bindAndStep(
+        _ parameters: [SQLiteParameters.Parameter], texts: UnsafePointer<UInt8>
+    ) -> (code: Int32, message: String?) {
+        let base = UnsafeRawPointer(texts).assumingMemoryBound(to: CChar.self)
+        var code = SQLITE_OK
+        var index: Int32 = 0
+        mayHoldBindings = true
+        for parameter in parameters {
+            index += 1
+            switch parameter {
+            case .null: code = sqlite3_bind_null(handle, index)
+            case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
+            case .real(let number): code = sqlite3_bind_double(handle, index, number)
+            case .text(let start, let count):
+                code = sqlite3_bind_text64(handle, index, base + start, sqlite3_uint64(count), nil, UInt8(SQLITE_UTF8))
+            }
+            if code != SQLITE_OK { break }
+        }
+        if code == SQLITE_OK {
+            repeat { code = sqlite3_step(handle) } while code == SQLITE_ROW
+            if code == SQLITE_DONE { code = SQLITE_OK }
+        }
+        let message = code == SQLITE_OK ? nil : sqlite3_errmsg(database).map { String(cString: $0) }
+        reset()
+        return (code, message)
     }
 
     // MARK: Stepping
