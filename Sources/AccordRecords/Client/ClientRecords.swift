@@ -80,7 +80,9 @@ public final class ClientRecords: DocumentObserver, @unchecked Sendable {
 
     /// The durable changes of an open document's projector (isolated to the client).
     func projectorChanges(_ id: DocumentID, through sequence: UInt64) -> [String: Set<String>]? {
-        guard let changes = projectors[id]?.takeDurable(through: sequence), !changes.isEmpty else { return nil }
+        guard let changes = projectors[id]?.takeDurable(through: sequence, wanted: subscribers.listens(to:)),
+            !changes.isEmpty
+        else { return nil }
         return changes
     }
 

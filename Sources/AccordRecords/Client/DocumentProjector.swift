@@ -112,11 +112,13 @@ final class DocumentProjector {
     }
 
     /// The changed records of every transaction the store made durable through
-    /// `durable`, merged by model, and forgets them.
-    func takeDurable(through durable: UInt64) -> [String: Set<String>] {
+    /// `durable`, merged by model (only the models `wanted` accepts: merging a large
+    /// batch's ids for a model nobody listens to showed in profiles of saving), and
+    /// forgets them all.
+    func takeDurable(through durable: UInt64, wanted: (String) -> Bool) -> [String: Set<String>] {
         var merged: [String: Set<String>] = [:]
         while let first = undelivered.first, first.sequence <= durable {
-            for (model, ids) in first.changes {
+            for (model, ids) in first.changes where wanted(model) {
                 // One transaction's ids as they are (a set built again is a hash per id).
                 if merged[model] == nil { merged[model] = ids } else { merged[model]?.formUnion(ids) }
             }
