@@ -39,7 +39,7 @@ try:
     import websocket  # websocket-client, a dependency of selenium
     from pycrdt import Doc, Text, create_sync_message, create_update_message, handle_sync_message
     from selenium import webdriver
-    from selenium.common.exceptions import WebDriverException
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
@@ -198,6 +198,14 @@ def click(driver, css: str, clients=()) -> bool:
 
 
 def text_of(driver, css: str) -> str:
+    """The text of the first element `css` names ("" when there is none), found again
+    when the live page re-renders it between the find and the read (a stale element)."""
+    for _ in range(20):
+        try:
+            found = driver.find_elements(By.CSS_SELECTOR, css)
+            return found[0].text if found else ""
+        except StaleElementReferenceException:
+            time.sleep(0.02)
     found = driver.find_elements(By.CSS_SELECTOR, css)
     return found[0].text if found else ""
 
