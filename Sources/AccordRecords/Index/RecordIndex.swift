@@ -56,12 +56,14 @@ public final class RecordIndex: @unchecked Sendable {
     }
 
     /// The most the index's SQLite page cache holds (KiB; pages are allocated as used).
-    /// SQLite's default is 2,000 KiB; the indexes of a 100,000-record model take about
-    /// 30 MB, and a batch of new records changes pages all over the indexes of random
-    /// fields (a title index). With the default cache most of them were read back from
-    /// the file and spilled to the WAL again within one transaction: measured on the
-    /// insert benchmark, most of the writer's system time.
-    static let pageCacheKiB = 16_384
+    /// SQLite's default is 2,000 KiB; the index file of a 100,000-record model (the
+    /// insert benchmark's tasks) takes about 20 MB, and a batch of new records changes
+    /// pages all over the indexes of random fields (a title index). With the default
+    /// cache most of them were read back from the file and spilled to the WAL again
+    /// within one transaction: most of the writer's system time. With 16 MiB the last
+    /// fifth of that insert still spilled: 7,294 page writes to the WAL and 328 reads of
+    /// the file, against 5,499 and 4 with 32 MiB (strace).
+    static let pageCacheKiB = 32_768
 
     /// The page size of an index file this creates. Inserts are mostly B-tree work, and
     /// with 16 KiB pages (SQLite's default is 4 KiB) the trees are shallower and split

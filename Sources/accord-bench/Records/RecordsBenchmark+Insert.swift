@@ -128,7 +128,7 @@ extension RecordsBenchmark {
         let index = try SQLiteConnection(path: accord.indexPath, settings: settings)
         var line = RecordsLine(named("index_file"), unit: "bytes", value: Double(try HandWrittenTasks.sizeBytes(index)), note:
             "the records index file: PRAGMA page_count × page_size (WAL pages included); what stays resident of it is "
-                + "SQLite's page cache (up to 16 MiB for the records index, SQLite's default 2,000 KiB for the hand-written database), not the file; hand-written: the same figure")
+                + "SQLite's page cache (up to 32 MiB for the records index, SQLite's default 2,000 KiB for the hand-written database), not the file; hand-written: the same figure")
         line.compare(withSQLite: Double(try hand.sizeBytes()))
         line.emit()
     }
