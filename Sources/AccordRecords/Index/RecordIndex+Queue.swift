@@ -28,12 +28,12 @@ extension RecordIndex {
             // The ids created are among those changed: when as many, all were (a batch of new records).
             let allCreated = createdIDs.count == ids.count
             let saved = known.flatMap { $0.model == schema ? $0.records : nil } ?? [:]
-            // In id order, the order of the index's keys: a batch of new records with
-            // rising ids (ULIDs, or an app's own sequence) then appends to the end of the
-            // records table instead of splitting pages in the middle of its last ones, and
-            // each record's index entries land beside the previous one's in their groups.
-            // About a seventh of the writer's SQLite work for a batch, on the insert
-            // benchmark; the sort costs the saving side far less (``CodePoints/sorted(_:)``).
+            // In id order, the order of the records table's keys: a batch of new records
+            // with rising ids (ULIDs, or an app's own sequence) then appends to the end of
+            // the table (SQLite places a key past the last one without descending the
+            // tree) instead of landing in random order among its last pages. That saved
+            // about a seventh of the writer's SQLite work on the insert benchmark; the
+            // sort costs the saving side far less (``CodePoints/sorted(_:)``).
             for id in CodePoints.sorted(ids) {
                 let record: RecordData?
                 do {

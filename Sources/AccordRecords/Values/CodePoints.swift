@@ -41,7 +41,7 @@ enum CodePoints {
     /// two integers that decide most comparisons (ids of one batch differ early: ULIDs of
     /// one millisecond within their first 16 characters); only strings whose first 16
     /// bytes are the same are compared whole. A sort with ``less(_:_:)`` throughout
-    /// walked both strings' storage about 30 times per string.
+    /// made about 32 comparisons per string, each reading both strings.
     static func sorted(_ strings: some Collection<String>) -> [String] {
         let texts = Array(strings)
         var keys: [(high: UInt64, low: UInt64, index: Int)] = []
