@@ -5,6 +5,14 @@ import AccordStore
 /// ``SQLiteParameters`` bound by ``SQLiteStatement/run(_:)``: every kind of value goes
 /// in as given, texts borrowed from the one buffer, and the statement is reusable after.
 @Suite struct SQLiteParametersTests {
+    /// An in-memory database with one table `t (a, b, c)` (columns of no type: values
+    /// come back as they were bound).
+    private static func database(_ table: String = "t (a, b, c)") throws -> SQLiteConnection {
+        let db = try SQLiteConnection(path: ":memory:")
+        try db.execute("CREATE TABLE \(table)")
+        return db
+    }
+
     private static func rows(_ db: SQLiteConnection) throws -> [[SQLiteValue]] {
         var rows: [[SQLiteValue]] = []
         try db.prepare("SELECT a, b, c FROM t ORDER BY rowid").forEachRow { row in
@@ -14,8 +22,7 @@ import AccordStore
     }
 
     @Test func bindsNullsIntegersRealsAndTextsInOrder() throws {
-        let db = try SQLiteConnection(path: ":memory:")
-        try db.execute("CREATE TABLE t (a, b, c)")
+        let db = try Self.database()
         var parameters = SQLiteParameters(reserving: 9, textBytes: 8)
         parameters.append("héllo\u{0}world")
         parameters.append(Int64.min)
@@ -40,8 +47,7 @@ import AccordStore
     /// With no text bytes at all the buffer is empty: an empty text must still bind as
     /// text, not NULL.
     @Test func anEmptyTextIsTextWhenNoOtherTextHasBytes() throws {
-        let db = try SQLiteConnection(path: ":memory:")
-        try db.execute("CREATE TABLE t (a, b, c)")
+        let db = try Self.database()
         var parameters = SQLiteParameters()
         parameters.append("")
         parameters.append(1.0)
@@ -53,8 +59,7 @@ import AccordStore
     /// Emptied and filled again, the parameters bind only what they hold now; the
     /// statement (reset, bindings cleared) runs again with them.
     @Test func reusedParametersAndStatementsCarryNothingOver() throws {
-        let db = try SQLiteConnection(path: ":memory:")
-        try db.execute("CREATE TABLE t (a, b, c)")
+        let db = try Self.database()
         var parameters = SQLiteParameters()
         for round in 0..<3 {
             parameters.removeAll()
@@ -71,8 +76,7 @@ import AccordStore
     }
 
     @Test func aFailedRunThrowsAndLeavesTheStatementUsable() throws {
-        let db = try SQLiteConnection(path: ":memory:")
-        try db.execute("CREATE TABLE t (a UNIQUE, b, c)")
+        let db = try Self.database("t (a UNIQUE, b, c)")
         var parameters = SQLiteParameters()
         parameters.append("same")
         parameters.append(Int64(1))
