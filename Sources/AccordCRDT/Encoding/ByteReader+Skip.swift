@@ -19,8 +19,10 @@ extension ByteReader {
     mutating func skipVarStringCountingUTF16() throws(AccordError) -> Int {
         let count = try readCount("string length")
         let end = position + count
-        var units = 0
-        var i = position
+        // ASCII, which keys and ids nearly always are, is one unit per byte: found eight
+        // bytes at a time, then only the rest is walked scalar by scalar.
+        var i = position + Self.asciiPrefixLength(of: bytes, from: position, to: end)
+        var units = i - position
         while i < end {
             let b0 = bytes[i]
             if b0 < 0x80 {
@@ -36,6 +38,19 @@ extension ByteReader {
         }
         position = end
         return units
+    }
+
+    /// How many bytes of `bytes[start..<end]` from `start` on are ASCII, eight at a
+    /// time (the last few bytes of a range are left to the caller's loop).
+    @inline(__always)
+    private static func asciiPrefixLength(of bytes: [UInt8], from start: Int, to end: Int) -> Int {
+        bytes.withUnsafeBytes { raw -> Int in
+            var i = start
+            while i + 8 <= end, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                i += 8
+            }
+            return i - start
+        }
     }
 }
 

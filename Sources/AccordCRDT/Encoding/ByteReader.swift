@@ -21,15 +21,38 @@ public struct ByteReader: Sendable {
         AccordError(errorCode, message, details: ["offset": String(position)])
     }
 
+    @inline(__always)
     public mutating func readUInt8() throws(AccordError) -> UInt8 {
-        guard position < bytes.count else { throw error("unexpected end of input") }
+        guard position < bytes.count else { throw endOfInput() }
         let b = bytes[position]
         position += 1
         return b
     }
 
+    /// Made out of line, so the inlined ``readUInt8()`` stays small.
+    @inline(never)
+    private func endOfInput() -> AccordError { error("unexpected end of input") }
+
     /// Reads a varUint of at most 64 bits; longer encodings are rejected.
+    ///
+    /// Most varUints in an update (lengths, counts, tags, small clocks) are one byte:
+    /// that case is inlined into the caller, the rest is a call (an update holds a
+    /// few of these per struct, and the call alone cost more than reading the byte).
+    @inline(__always)
     public mutating func readVarUInt() throws(AccordError) -> UInt64 {
+        if position < bytes.count {
+            let b = bytes[position]
+            if b < 0x80 {
+                position += 1
+                return UInt64(b)
+            }
+        }
+        return try readMultiByteVarUInt()
+    }
+
+    /// ``readVarUInt()`` past its one-byte case.
+    @inline(never)
+    private mutating func readMultiByteVarUInt() throws(AccordError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -54,11 +77,22 @@ public struct ByteReader: Sendable {
     /// A count of following elements, each at least `minElementSize` bytes: the count
     /// can never exceed what the remaining input could hold, so allocations sized by it
     /// are bounded by the input size.
+    @inline(__always)
     public mutating func readCount(minElementSize: Int = 1, _ what: String) throws(AccordError) -> Int {
         let v = try readVarUInt()
-        let bound = UInt64(remaining / max(1, minElementSize))
-        guard v <= bound else { throw error("\(what) \(v) is larger than the remaining input allows") }
+        // `v * size <= remaining` without a division per count (every string and
+        // value read has one) and without overflow (v is below `remaining` first).
+        let remaining = UInt64(remaining)
+        guard v <= remaining, v * UInt64(max(1, minElementSize)) <= remaining else {
+            throw countError(what, v)
+        }
         return Int(v)
+    }
+
+    /// Made out of line, so the inlined ``readCount(minElementSize:_:)`` stays small.
+    @inline(never)
+    private func countError(_ what: String, _ v: UInt64) -> AccordError {
+        error("\(what) \(v) is larger than the remaining input allows")
     }
 
     /// Sign-magnitude varInt. Returns the value and whether it was "minus zero".
