@@ -3,7 +3,9 @@
 /// A value type owned by ``Doc`` so that the hot paths mutate plain arrays with static
 /// exclusivity, and no per-item objects or reference counting exist.
 struct Store {
-    var items: ContiguousArray<Item> = []
+    /// Every struct, by ``ItemRef``. This and the other per-struct arrays grow without
+    /// copying (``ReallocatingArray``).
+    var items = ReallocatingArray<Item>()
     /// Arena slots released by merges, reused before the arena grows.
     var freeItems: [ItemRef] = []
     /// UTF-16 units of every string item (each item owns a disjoint range).
@@ -11,10 +13,10 @@ struct Store {
     /// Values of every Any/JSON item (each item owns a disjoint range, like `text`). One
     /// flat pool rather than an array per item: a record's map field is one value, and
     /// an array of its own cost it a heap block, 3x the value itself.
-    var valuePool: ContiguousArray<AnyValue> = []
+    var valuePool = ReallocatingArray<AnyValue>()
     /// Binary, embed, format and doc contents.
     var payloads: [StructContent] = []
-    var types: [TypeRecord] = []
+    var types = ReallocatingArray<TypeRecord>()
     var roots: [String: Int32] = [:]
     var keys: [String] = []
     /// Keys by their exact text (``ExactKey``): the index of each in ``keys``.
@@ -286,7 +288,7 @@ struct Store {
         Array(text[Int(item.a)..<Int(item.a + item.length)])
     }
 
-    func values(of item: Item) -> ArraySlice<AnyValue> {
+    func values(of item: Item) -> Slice<ReallocatingArray<AnyValue>> {
         valuePool[Int(item.a)..<Int(item.a + item.length)]
     }
 
