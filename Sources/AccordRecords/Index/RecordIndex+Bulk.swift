@@ -41,7 +41,7 @@ extension RecordIndex {
             for record in chunk {
                 rows.append(documentKey)
                 rows.append(record.id)
-                Self.appendColumns(of: record, names: modelTables.valueFieldNames, to: &rows)
+                Self.appendColumns(of: record, names: modelTables.valueFieldPositions, to: &rows)
             }
             var fresh = false
             if created {
@@ -81,15 +81,15 @@ extension RecordIndex {
 
 extension RecordIndex {
     /// Appends the columns of `record`'s values in the order of `names` (NULL for a
-    /// field it lacks). Each value is placed by walking the names, which are few, and
-    /// comparing the `String`s' bits before their text: a record's keys are mostly the
-    /// very strings of the schema, or short ones whose bits are their text. One hashed
-    /// look-up per field instead was about a twentieth of the index writer's time.
-    static func appendColumns(of record: RecordData, names: [String], to row: inout SQLiteParameters) {
+    /// field it lacks). Each value is placed by its name's bits (``FieldNames``): a
+    /// record's keys are mostly the very strings of the schema, or short ones whose bits
+    /// are their text. One hashed look-up per field instead was about a twentieth of the
+    /// index writer's time; walking the names as `String`s retained each one compared.
+    static func appendColumns(of record: RecordData, names: FieldNames, to row: inout SQLiteParameters) {
         let start = row.count
-        row.appendNulls(names.count)
+        row.appendNulls(names.names.count)
         for (field, value) in record.values {
-            let position = names.firstIndex { $0.hasSameBits(as: field) } ?? names.firstIndex(of: field)
+            let position = names.position(of: field)
             // A field outside the schema has no column (saves and projections check records first).
             guard let position else { continue }
             let index = start + position
