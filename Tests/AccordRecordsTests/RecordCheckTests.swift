@@ -17,7 +17,7 @@ import Testing
 
     private func check(
         _ values: [String: RecordValue], removing: Set<String> = [], model: ModelSchema = Self.model
-    ) throws(AccordError) -> (changes: [(field: String, value: RecordValue?)], namesID: Bool) {
+    ) throws(AccordError) -> (changes: [FieldChange], namesID: Bool) {
         try RecordLayout.checkNamingID(values, removing: removing, id: "t1", model: model, names: FieldNames(model.fields))
     }
 

@@ -8,7 +8,7 @@ package struct PreparedRecordWrite {
     package let id: String
     let values: [String: RecordValue]
     /// The checked changes (field → value, nil: removed).
-    let changes: [(field: String, value: RecordValue?)]
+    let changes: [FieldChange]
 }
 
 extension RecordBatchWrite {

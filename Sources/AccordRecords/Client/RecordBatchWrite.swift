@@ -104,7 +104,7 @@ package struct RecordBatchWrite {
     struct Prepared {
         var id: String
         var values: [String: RecordValue]
-        var changes: [(field: String, value: RecordValue?)]
+        var changes: [FieldChange]
         var saved: [String: RecordValue]
         /// The document holds no record with this id, and no earlier write of the batch
         /// creates it.
@@ -152,12 +152,12 @@ package struct RecordBatchWrite {
     /// What a read returns once `changes` are written over a record holding `values`:
     /// each change applied, and null (a field set to nothing) left out.
     private static func applying(
-        _ changes: [(field: String, value: RecordValue?)], to values: [String: RecordValue]
+        _ changes: [FieldChange], to values: [String: RecordValue]
     ) -> [String: RecordValue] {
         var saved = values
         for (name, value) in saved where value == .null { saved[name] = nil }
-        for (field, value) in changes {
-            if let value, value != .null { saved[field] = value } else { saved[field] = nil }
+        for change in changes {
+            if let value = change.value, value != .null { saved[change.field] = value } else { saved[change.field] = nil }
         }
         return saved
     }

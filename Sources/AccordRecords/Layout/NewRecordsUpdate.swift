@@ -39,10 +39,12 @@ public struct NewRecordsUpdate {
 
     /// Adds record `id` of `model` with its checked values (``RecordLayout/check(_:removing:id:model:)``
     /// order; nil values, removals of fields a new record does not have, are skipped).
-    mutating func add(id: String, model: String, values: [(field: String, value: RecordValue?)]) {
+    mutating func add(id: String, model: String, values: [FieldChange]) {
         let record = clock
         writeMapItem(parent: .root(model), key: id)
-        for case (let field, let value?) in values {
+        for change in values {
+            guard let value = change.value else { continue }
+            let field = change.field
             if case .stringSet(let set) = value {
                 let members = clock
                 writeMapItem(parent: .item(record), key: field)

@@ -72,7 +72,7 @@ public enum RecordLayout {
     /// Writes changes that ``check(_:removing:id:model:)`` accepted into record `id`, in
     /// one transaction, creating the record if needed.
     static func write(
-        checked: [(field: String, value: RecordValue?)], id: String, model: ModelSchema, in doc: Doc
+        checked: [FieldChange], id: String, model: ModelSchema, in doc: Doc
     ) throws(AccordError) {
         let root = try doc.getMap(model.name)
         do {
@@ -86,9 +86,9 @@ public enum RecordLayout {
 
     /// Writes checked changes into record `id` of the model whose root map is `root`,
     /// creating the record if needed (inside the caller's transaction).
-    static func write(checked: [(field: String, value: RecordValue?)], id: String, into root: YMap) throws(AccordError) {
+    static func write(checked: [FieldChange], id: String, into root: YMap) throws(AccordError) {
         if case .map(let record)? = root.get(id) {
-            for (field, value) in checked { try write(value, field: field, into: record) }
+            for change in checked { try write(change.value, field: change.field, into: record) }
         } else {
             try writeNew(checked: checked, id: id, into: root)
         }
@@ -97,10 +97,11 @@ public enum RecordLayout {
     /// Writes checked changes as record `id`, which `root` does not hold (the caller
     /// looked): every value set straight into a new map, with no look-up of what the
     /// record held (a batch of new records is the hot path of inserts).
-    static func writeNew(checked: [(field: String, value: RecordValue?)], id: String, into root: YMap) throws(AccordError) {
+    static func writeNew(checked: [FieldChange], id: String, into root: YMap) throws(AccordError) {
         let record = try root.setMap(id)
-        for (field, value) in checked {
-            switch value {
+        for change in checked {
+            let field = change.field
+            switch change.value {
             case nil:
                 continue
             case .stringSet(let members)?:
@@ -121,7 +122,7 @@ public enum RecordLayout {
     ///   code points when several) or a value of the wrong type, or for an empty id.
     static func check(
         _ values: [String: RecordValue], removing: Set<String>, id: String, model: ModelSchema
-    ) throws(AccordError) -> [(field: String, value: RecordValue?)] {
+    ) throws(AccordError) -> [FieldChange] {
         try checkNamingID(values, removing: removing, id: id, model: model, names: FieldNames(model.fields)).changes
     }
 
@@ -134,7 +135,7 @@ public enum RecordLayout {
     /// about a twentieth of saving a record.
     static func checkNamingID(
         _ values: [String: RecordValue], removing: Set<String>, id: String, model: ModelSchema, names: FieldNames
-    ) throws(AccordError) -> (changes: [(field: String, value: RecordValue?)], namesID: Bool) {
+    ) throws(AccordError) -> (changes: [FieldChange], namesID: Bool) {
         guard !id.isEmpty else {
             throw AccordError(.invalidArgument, "Model \"\(model.name)\": a record id cannot be empty.", details: ["model": model.name])
         }
@@ -172,18 +173,18 @@ public enum RecordLayout {
         }
         // Checked in schema order, so of several wrong values the same one is named every time.
         let fields = model.fields
-        var checked: [(field: String, value: RecordValue?)] = []
+        var checked: [FieldChange] = []
         checked.reserveCapacity(named.count)
         for (position, valueIndex) in named {
             guard let valueIndex else {
-                checked.append((names.names[position], nil))
+                checked.append(FieldChange(names.names[position], nil))
                 continue
             }
             let value = values[valueIndex].value
             try FieldCoding.check(
                 value, type: fields[position].type, maxCount: fields[position].maxCount,
                 field: names.names[position], model: model.name)
-            checked.append((names.names[position], value))
+            checked.append(FieldChange(names.names[position], value))
         }
         if unknown {
             let unknown = (Array(values.keys) + Array(removing)).filter { model.field($0) == nil }.sorted(by: CodePoints.less)
