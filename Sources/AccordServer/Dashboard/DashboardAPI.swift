@@ -132,6 +132,7 @@ struct DashboardAPI: Sendable {
             case .nothingToCompact: outcome = "nothing-to-compact"
             case .skippedPendingStructs: outcome = "skipped-pending-structs"
             case .superseded: outcome = "superseded"
+            case .keptJoinableLog: outcome = "kept-joinable-log"  // automatic compaction only
             }
             fields.append(("outcome", .string(outcome)))
             return RecordsAPI.result(.object(OrderedObject(fields)))

@@ -34,6 +34,7 @@ extension DocumentStore {
             // Appends from now on look at the metadata and find it evicted.
             assignedSequence[id] = nil
             compactionBlocked.remove(id)
+            joinableLogs[id] = nil
         }
         notify(DocumentChange(id: id, kind: .evicted))
     }
@@ -73,6 +74,7 @@ extension DocumentStore {
             metadataCache[id] = nil
             assignedSequence[id] = nil
             compactionBlocked.remove(id)
+            joinableLogs[id] = nil
         }
         notify(DocumentChange(id: id, kind: .deleted))
     }
@@ -94,6 +96,7 @@ extension DocumentStore {
             metadataCache = [:]
             assignedSequence = [:]
             compactionBlocked = []
+            joinableLogs = [:]
         }
         for id in ids { notify(DocumentChange(id: id, kind: .deleted)) }
     }

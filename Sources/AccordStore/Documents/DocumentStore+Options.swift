@@ -13,7 +13,9 @@ extension DocumentStore {
         /// How long an append may wait in memory before a background flush commits it;
         /// nil leaves it to the thresholds and explicit flushes.
         public var flushDelay: Duration? = .milliseconds(10)
-        /// Compact when the log is larger than this many times the snapshot...
+        /// Compact when the log is larger than this many times the snapshot (a log that
+        /// only adds content after the snapshot counts as snapshot here: see
+        /// ``DocumentStore/CompactionResult/keptJoinableLog``)...
         public var compactionLogFactor = 4
         /// ...and larger than this floor, in bytes...
         public var compactionLogFloor = 64 * 1024
@@ -35,7 +37,10 @@ extension DocumentStore {
         public init() {}
 
         /// Whether a log of this size over a snapshot of that size should be folded.
-        func needsCompaction(_ metadata: DocumentMetadata) -> Bool {
+        /// `joinableLogBytes`: how much of the log (from its start) an earlier automatic
+        /// fold found to only add content after the snapshot; the size rule counts it
+        /// as snapshot, since folding it would write the same structs again.
+        func needsCompaction(_ metadata: DocumentMetadata, joinableLogBytes: Int = 0) -> Bool {
             guard compactionMaxEntries > 0 else { return false }
             // One update over no snapshot: the fold would replay it into a document and
             // write the same state back, and loading costs one update either way. Only
@@ -43,8 +48,9 @@ extension DocumentStore {
             // into a second document, hundreds of megabytes). The next append folds both.
             if metadata.logCount == 1 && metadata.snapshotBytes == 0 { return false }
             if metadata.logCount >= compactionMaxEntries { return true }
-            let threshold = max(compactionLogFloor, compactionLogFactor * metadata.snapshotBytes)
-            return metadata.logBytes > threshold
+            let joinable = min(max(joinableLogBytes, 0), metadata.logBytes)
+            let threshold = max(compactionLogFloor, compactionLogFactor * (metadata.snapshotBytes + joinable))
+            return metadata.logBytes - joinable > threshold
         }
     }
 }

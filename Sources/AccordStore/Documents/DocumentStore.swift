@@ -69,6 +69,9 @@ public final class DocumentStore: @unchecked Sendable {
     var openLeases: [DocumentID: Int] = [:]
     /// Documents with a compaction queued or running.
     var compactionsRunning: Set<DocumentID> = []
+    /// Per document, the start of its log that an automatic fold found to only add
+    /// content after the snapshot, and left in place (``CompactionResult/keptJoinableLog``).
+    var joinableLogs: [DocumentID: JoinableLog] = [:]
     /// Runs automatic compactions one at a time, off the thread that flushed.
     let compactionWorker = CompactionWorker()
     /// How the folds built their snapshots (``compactionCounts``).

@@ -180,7 +180,9 @@ import Testing
                 let at = Int.random(in: 0..<mutated.count, using: &rng)
                 mutated[at] = UInt8.random(in: 0...255, using: &rng)
             }
-            guard let result = concatenateUpdates(base: base, appending: [mutated, log[2]]) else { continue }
+            let joinedUpdate = concatenateUpdates(base: base, appending: [mutated, log[2]])
+            #expect(updatesJoin(base: base, appending: [mutated, log[2]]) == (joinedUpdate != nil))
+            guard let result = joinedUpdate else { continue }
             joined += 1
             let expected = try Self.replayed(base: base, [mutated, log[2]])
             #expect(try Self.state(Self.loaded(result)) == Self.state(expected), "\(Hex.encode(mutated))")
@@ -200,7 +202,10 @@ import Testing
                 let base = cut == 0 ? nil : try Self.replayed(base: nil, Array(log[..<cut])).encodeStateAsUpdate()
                 let appended = Array(log[cut..<(cut + count)])
                 let deletes = try appended.contains { try !DecodedUpdate.decode($0).deleteSet.isEmpty }
-                guard let result = concatenateUpdates(base: base, appending: appended) else {
+                let result = concatenateUpdates(base: base, appending: appended)
+                // The check a store uses to keep a log unfolded says exactly what a join would do.
+                #expect(updatesJoin(base: base, appending: appended) == (result != nil), "seed \(seed) cut \(cut)")
+                guard let result else {
                     declined += 1
                     continue
                 }

@@ -40,6 +40,8 @@ import AccordTesting
         #expect(try store.load(id).getText("t").string == (try source.getText("t").string))
     }
 
+    /// The size rule folds a log that a replay makes smaller: text typed on in chunks
+    /// (a document holds each run of typing as one struct).
     @Test func compactsWhenTheLogOutgrowsFourSnapshots() throws {
         let store = DocumentStore(storage: .inMemory(), options: DocumentStoreTests.manualFlush)
         try store.create(id, localOnly: true)
@@ -51,7 +53,7 @@ import AccordTesting
         var chunks: [[UInt8]] = []
         big.onUpdate { update, _ in chunks.append(update) }
         let text = try big.getText("big")
-        for i in 0..<20 { try text.insert(0, String(repeating: Character(String(i % 10)), count: 4_000)) }
+        for i in 0..<20 { try text.insert(text.length, String(repeating: Character(String(i % 10)), count: 4_000)) }
         var appended = 0
         for chunk in chunks {
             try store.append(chunk, to: id)
@@ -66,6 +68,71 @@ import AccordTesting
             }
         }
         #expect(appended > 64 * 1024)
+    }
+
+    /// A log that only adds content after the snapshot (batches of new records) is not
+    /// folded for its size: the fold would write the same structs again. The size rule
+    /// then counts it as snapshot, so it looks again only once the log has grown that
+    /// much more, and the entry limit still folds it.
+    @Test func aLogThatOnlyAddsRecordsIsKeptPastTheSizeRuleAndFoldedAtTheEntryLimit() throws {
+        var options = DocumentStoreTests.manualFlush
+        options.compactionMaxEntries = 60
+        let store = DocumentStore(storage: .inMemory(), options: options)
+        try store.create(id, localOnly: true)
+        let source = Doc()
+        let batches = try recordBatches(0..<60, into: source)
+        #expect(batches.reduce(0) { $0 + $1.count } > 64 * 1024)
+        for (index, update) in batches.enumerated() {
+            try store.append(update, to: id)
+            try store.flush()
+            let metadata = try store.metadata(id)
+            if index < 59 {
+                // Never folded for size: every byte appended is still in the log.
+                #expect(metadata.logCount == index + 1)
+                #expect(metadata.snapshotBytes == 0)
+            } else {
+                #expect(metadata.logCount == 0)
+                #expect(metadata.snapshotBytes == source.encodeStateAsUpdate().count)
+            }
+        }
+        let counts = store.compactionCounts
+        #expect(counts.joined == 1 && counts.replayed == 0)
+        // Looked at when the log passed the 64 KiB floor and then each time it grew
+        // four times more than what was found joinable: a few times, not every flush.
+        #expect(counts.keptJoinable >= 1 && counts.keptJoinable <= 3, "\(counts)")
+        #expect(try store.load(id).encodeStateAsUpdate() == source.encodeStateAsUpdate())
+    }
+
+    /// A log that deletes (fields written over) is still folded for its size, by a
+    /// replay that collects what was deleted, also after a part of it was found joinable.
+    @Test func aLogThatDeletesIsFoldedForItsSize() throws {
+        let store = DocumentStore(storage: .inMemory(), options: DocumentStoreTests.manualFlush)
+        try store.create(id, localOnly: true)
+        let source = Doc()
+        var updates = try recordBatches(0..<8, into: source)
+        // Every record's title written over, batch after batch.
+        let subscription = source.onUpdate { update, _ in updates.append(update) }
+        let records = try source.getMap("records")
+        for round in 0..<12 {
+            try source.transact {
+                for batch in 0..<8 {
+                    for n in 0..<50 {
+                        guard case .map(let record)? = records.get("r\(batch)-\(n)") else { continue }
+                        try record.set("title", .string("Task \(n), take \(round)"))
+                    }
+                }
+            }
+        }
+        subscription.cancel()
+        var folded = false
+        for update in updates {
+            try store.append(update, to: id)
+            try store.flush()
+            if try store.metadata(id).logCount == 0 { folded = true }
+        }
+        #expect(folded)
+        #expect(store.compactionCounts.replayed >= 1)
+        #expect(try store.load(id).encodeStateAsUpdate() == source.encodeStateAsUpdate())
     }
 
     @Test func aDocumentWithPendingStructsIsNotCompactedUntilTheGapFills() throws {
