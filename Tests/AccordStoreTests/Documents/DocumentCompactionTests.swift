@@ -17,11 +17,17 @@ import AccordTesting
         return updates
     }
 
+    /// An in-memory store holding the (empty, local-only) document.
+    func storeWithDocument(_ options: DocumentStore.Options = DocumentStoreTests.manualFlush) throws -> DocumentStore {
+        let store = DocumentStore(storage: .inMemory(), options: options)
+        try store.create(id, localOnly: true)
+        return store
+    }
+
     @Test func compactsAtTheEntryThreshold() throws {
         var options = DocumentStoreTests.manualFlush
         options.maxBufferedUpdates = 10_000
-        let store = DocumentStore(storage: .inMemory(), options: options)
-        try store.create(id, localOnly: true)
+        let store = try storeWithDocument(options)
         let source = Doc()
         let updates = try keystrokes(1_100, into: source)
         for update in updates.prefix(1_023) { try store.append(update, to: id) }
@@ -77,8 +83,7 @@ import AccordTesting
     @Test func aLogThatOnlyAddsRecordsIsKeptPastTheSizeRuleAndFoldedAtTheEntryLimit() throws {
         var options = DocumentStoreTests.manualFlush
         options.compactionMaxEntries = 60
-        let store = DocumentStore(storage: .inMemory(), options: options)
-        try store.create(id, localOnly: true)
+        let store = try storeWithDocument(options)
         let source = Doc()
         let batches = try recordBatches(0..<60, into: source)
         #expect(batches.reduce(0) { $0 + $1.count } > 64 * 1024)
@@ -106,8 +111,7 @@ import AccordTesting
     /// A log that deletes (fields written over) is still folded for its size, by a
     /// replay that collects what was deleted, also after a part of it was found joinable.
     @Test func aLogThatDeletesIsFoldedForItsSize() throws {
-        let store = DocumentStore(storage: .inMemory(), options: DocumentStoreTests.manualFlush)
-        try store.create(id, localOnly: true)
+        let store = try storeWithDocument()
         let source = Doc()
         var updates = try recordBatches(0..<8, into: source)
         // Every record's title written over, batch after batch.
