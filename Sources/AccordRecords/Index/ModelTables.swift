@@ -18,11 +18,9 @@ struct ModelTables {
     let schema: ModelSchema
     /// The declared fields other than `id`, in schema order: the columns after `id`.
     let valueFields: [FieldSchema]
-    /// Their names (walking the names copies no ``FieldSchema`` per row written).
-    let valueFieldNames: [String]
-    /// The same names, found by their bits (``FieldNames``): where each value of a
-    /// row written goes.
-    let valueFieldPositions: FieldNames
+    /// Their names, found by their bits (``FieldNames``): where each value of a row
+    /// written goes (walking them copies no ``FieldSchema`` per row written).
+    let valueFieldNames: FieldNames
     let stringSets: [FieldSchema]
     let records: String
     /// Writes one record's row, replacing the one it had (made once: projection runs
@@ -51,8 +49,7 @@ struct ModelTables {
     init(schema: ModelSchema) {
         self.schema = schema
         valueFields = schema.fields.filter { $0.name != ModelSchema.idField }
-        valueFieldNames = valueFields.map(\.name)
-        valueFieldPositions = FieldNames(valueFields)
+        valueFieldNames = FieldNames(valueFields)
         stringSets = valueFields.filter { $0.type == .stringSet }
         records = "\"r_\(schema.name)\""
         let columns = ["document", "id"] + valueFields.map { Self.column($0.name) }

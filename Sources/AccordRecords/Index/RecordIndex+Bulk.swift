@@ -24,7 +24,7 @@ extension RecordIndex {
         _ records: [RecordData], into modelTables: ModelTables, document: DocumentID, created: Bool = false
     ) throws(AccordError) -> Bool {
         guard !records.isEmpty, let documentKey = try documentKey(document, creating: true) else { return created }
-        let columns = modelTables.valueFieldNames.count + 2
+        let columns = modelTables.valueFieldNames.names.count + 2
         var rows = SQLiteParameters(reserving: Self.rowsPerStatement * columns, textBytes: Self.rowsPerStatement * 256)
         // Members of every chunk go out in full statements of `rowsPerStatement` members,
         // whichever records they belong to; only the last statement of the call is
@@ -41,7 +41,7 @@ extension RecordIndex {
             for record in chunk {
                 rows.append(documentKey)
                 rows.append(record.id)
-                Self.appendColumns(of: record, names: modelTables.valueFieldPositions, to: &rows)
+                Self.appendColumns(of: record, names: modelTables.valueFieldNames, to: &rows)
             }
             var fresh = false
             if created {

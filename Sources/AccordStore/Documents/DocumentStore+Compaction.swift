@@ -55,6 +55,8 @@ extension DocumentStore {
             // read to the commit, so no fold ever commits over a newer one.
             guard try shared.documentLock.tryLock(id) else { return .superseded }
             defer { shared.documentLock.unlock(id) }
+            // Other processes append too: this process's note of a joinable log would not
+            // cover their entries, so shared storage folds by the size rule as it reads.
             return try foldContent(id, lowPriority: lowPriority, keepingJoinableLog: false)
         }
         return try foldContent(id, lowPriority: lowPriority, keepingJoinableLog: keepingJoinableLog)
@@ -83,9 +85,10 @@ extension DocumentStore {
         if keepingJoinableLog {
             let check = { @Sendable () throws(AccordError) -> Bool in try Self.logJoins(content) }
             if try lowPriority ? CompactionWorker.atLowPriority(check) : check() {
+                // readContent checked that the log read holds the metadata's bytes.
                 let joinable = JoinableLog(
                     incarnation: content.metadata.incarnation, snapshotSequence: content.metadata.snapshotSequence,
-                    bytes: content.log.reduce(0) { $0 + $1.value.count })
+                    bytes: content.metadata.logBytes)
                 withLock {
                     joinableLogs[id] = joinable
                     foldCounts.keptJoinable += 1
